@@ -1,0 +1,1 @@
+"""Memory backends behind one interface (`backends.base.MemoryBackend`)."""

@@ -1,0 +1,1 @@
+"""The chat core every backend shares: conversations, history, injection, the turn loop."""

@@ -1,0 +1,158 @@
+"""Users, conversations and messages in Postgres, per user and backend.
+
+A message's `payload` is the exact JSON text of the message param that was sent, so the
+history loaded for turn N+1 starts with the same bytes as turn N's request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, func, select, text, update
+from sqlmodel import Session
+
+from clock import Clock, clock as default_clock
+from db.models import Conversation, Message, User
+
+USER_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+class InvalidUserId(ValueError):
+    """A user id that is not a short slug (it ends up in every WHERE clause and file path)."""
+
+
+def normalise_user_id(raw: str) -> str:
+    user_id = raw.strip().lower().replace(" ", "-")
+    if not USER_ID_PATTERN.match(user_id):
+        raise InvalidUserId(
+            f"User name {raw!r} is not allowed: use 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit."
+        )
+    return user_id
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """One canonical JSON text for a message param (stable bytes for the prompt cache)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def plain_text(payload: dict[str, Any]) -> str:
+    """The human-readable text of a message, for display, search and erasure checks."""
+    content = payload.get("content", "")
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "tool_use":
+            parts.append(f"[tool {block.get('name')}: {json.dumps(block.get('input', {}), ensure_ascii=False)}]")
+        elif block.get("type") == "tool_result":
+            inner = block.get("content", "")
+            parts.append(inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+@dataclass
+class PendingMessage:
+    """A message of the current turn, written only once the model has answered."""
+
+    payload: dict[str, Any]
+    id: uuid.UUID = field(default_factory=uuid.uuid4)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def role(self) -> str:
+        return self.payload["role"]
+
+
+class ConversationStore:
+    def __init__(self, engine: Engine, clock: Clock = default_clock) -> None:
+        self.engine = engine
+        self.clock = clock
+
+    # -- users -----------------------------------------------------------------
+    def ensure_user(self, user_id: str, display_name: str | None = None) -> str:
+        user_id = normalise_user_id(user_id)
+        with Session(self.engine) as session:
+            if session.get(User, user_id) is None:
+                session.add(User(id=user_id, display_name=display_name or user_id, created_at=self.clock.now()))
+                session.commit()
+        return user_id
+
+    def list_users(self) -> list[str]:
+        with Session(self.engine) as session:
+            return list(session.scalars(select(User.id).order_by(User.created_at)))
+
+    # -- conversations -----------------------------------------------------------
+    def current_conversation(self, user_id: str, backend: str) -> Conversation:
+        """The open conversation of this user with this backend, started if there is none."""
+        with Session(self.engine) as session:
+            found = session.scalars(
+                select(Conversation)
+                .where(Conversation.user_id == user_id, Conversation.backend == backend, Conversation.ended_at.is_(None))
+                .order_by(Conversation.started_at.desc())
+            ).first()
+            if found is not None:
+                return found
+            now = self.clock.now()
+            conversation = Conversation(user_id=user_id, backend=backend, started_at=now, last_activity_at=now)
+            session.add(conversation)
+            session.commit()
+            session.refresh(conversation)
+            return conversation
+
+    def end_conversations(self, user_id: str, backend: str) -> list[uuid.UUID]:
+        """Close the user's open conversations with this backend; returns their ids."""
+        with Session(self.engine) as session:
+            ended = session.scalars(
+                update(Conversation)
+                .where(Conversation.user_id == user_id, Conversation.backend == backend, Conversation.ended_at.is_(None))
+                .values(ended_at=self.clock.now())
+                .returning(Conversation.id)
+            ).all()
+            session.commit()
+        return list(ended)
+
+    # -- messages ----------------------------------------------------------------
+    def load_messages(self, conversation_id: uuid.UUID, user_id: str) -> list[Message]:
+        with Session(self.engine) as session:
+            return list(
+                session.scalars(
+                    select(Message)
+                    .where(Message.conversation_id == conversation_id, Message.user_id == user_id)
+                    .order_by(Message.seq)
+                )
+            )
+
+    def payloads(self, messages: list[Message]) -> list[dict[str, Any]]:
+        return [json.loads(message.payload) for message in messages]
+
+    def append(self, conversation_id: uuid.UUID, user_id: str, pending: list[PendingMessage]) -> list[uuid.UUID]:
+        """Write a turn's messages in order, in one transaction (a failed turn writes nothing)."""
+        now = self.clock.now()
+        with Session(self.engine) as session:
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": str(conversation_id)})
+            last = session.scalar(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id))
+            seq = -1 if last is None else last
+            for item in pending:
+                seq += 1
+                session.add(
+                    Message(
+                        id=item.id, conversation_id=conversation_id, user_id=user_id, seq=seq, role=item.role,
+                        payload=dumps(item.payload), text=plain_text(item.payload), created_at=now, **item.metrics,
+                    )
+                )
+            session.execute(
+                update(Conversation).where(Conversation.id == conversation_id).values(last_activity_at=now)
+            )
+            session.commit()
+        return [item.id for item in pending]
+
+    def message_text(self, user_id: str, message_id: str | uuid.UUID) -> str | None:
+        with Session(self.engine) as session:
+            message = session.get(Message, uuid.UUID(str(message_id)))
+            return message.text if message is not None and message.user_id == user_id else None

@@ -1,0 +1,79 @@
+"""Idempotent schema setup, run at every start: no hand-run SQL, ever.
+
+Recall is an exact per-user scan (see DESIGN.md): a partial B-tree on live rows by user,
+covering (id, embedding, expires_at) when the vector fits a B-tree entry so the scan is
+index-only, and deliberately NO HNSW index, because the planner would pick it and a
+filtered HNSW scan silently returns too few rows.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import Engine, text
+from sqlmodel import SQLModel
+
+import db.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from settings import SettingsError
+
+LIVE_MEMORY_PREDICATE = "superseded_at IS NULL AND retracted_at IS NULL"
+"""Recall queries must repeat this predicate verbatim, or Postgres cannot use the index."""
+
+MAX_COVERING_VECTOR_DIM = 600
+"""B-tree entries are capped at 2,704 bytes: vector(d) takes 4*d+8, so ~670 dims at most."""
+
+_schema_lock = threading.Lock()
+
+
+def embedding_dimension(engine: Engine) -> int | None:
+    """The dimension of memories.embedding, or None when the column has no fixed one yet."""
+    with engine.connect() as connection:
+        typmod = connection.execute(
+            text(
+                "SELECT atttypmod FROM pg_attribute "
+                "WHERE attrelid = 'memories'::regclass AND attname = 'embedding'"
+            )
+        ).scalar_one_or_none()
+    return None if typmod is None or typmod < 0 else int(typmod)
+
+
+def _fix_dimension(engine: Engine, dimension: int) -> None:
+    current = embedding_dimension(engine)
+    if current is None:
+        with engine.begin() as connection:
+            connection.execute(text(f"ALTER TABLE memories ALTER COLUMN embedding TYPE vector({int(dimension)})"))
+    elif current != dimension:
+        raise SettingsError(
+            f"The embedder makes {dimension}-dim vectors but the database's memories.embedding is "
+            f"vector({current}): set EMBEDDER back, or point DATABASE_URL at a fresh database."
+        )
+
+
+def _create_recall_index(engine: Engine, dimension: int) -> None:
+    covering = "INCLUDE (id, embedding, expires_at)" if dimension <= MAX_COVERING_VECTOR_DIM else ""
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                f"CREATE INDEX IF NOT EXISTS memories_live_by_user ON memories (user_id) {covering} "
+                f"WHERE {LIVE_MEMORY_PREDICATE}"
+            )
+        )
+        # No second index on user_id: the planner would prefer a plain one (it is smaller)
+        # and lose the index-only scan. Listing a user's old versions is not a hot path.
+        # Index-only scans need a current visibility map; this table is insert-heavy.
+        connection.execute(
+            text(
+                "ALTER TABLE memories SET (autovacuum_vacuum_insert_scale_factor = 0.02, "
+                "autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05)"
+            )
+        )
+
+
+def ensure_schema(engine: Engine, dimension: int) -> None:
+    """Create what is missing; refuse a database whose vectors differ from the embedder's."""
+    with _schema_lock:
+        with engine.begin() as connection:
+            connection.execute(text("SELECT pg_advisory_xact_lock(7311001)"))  # one process creates at a time
+            SQLModel.metadata.create_all(connection)
+        _fix_dimension(engine, dimension)
+        _create_recall_index(engine, dimension)

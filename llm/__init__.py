@@ -1,0 +1,1 @@
+"""LLM providers behind one small interface (`ChatModel`): Anthropic, OpenAI-compatible, offline."""

@@ -1,0 +1,132 @@
+"""Anthropic Messages API through the official SDK (also how the offline model is reached).
+
+Every request uses the same byte-identical system prompt with top-level `cache_control`,
+and memory arrives as mid-conversation `role: "system"` messages (beta header below), so
+the cached prefix keeps growing turn after turn instead of being invalidated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+import httpx
+
+from backends.base import Usage
+from llm.chat_model import ChatResponse, LLMError, MessageParam, T
+from settings import Settings
+
+SYSTEM_MESSAGE_BETA = "mid-conversation-system-clear-at-2026-08-21"
+CACHE_CONTROL = {"type": "ephemeral"}
+
+
+def readable_error(error: Exception) -> LLMError:
+    """Map SDK exceptions to one sentence a person can act on (never a traceback)."""
+    if isinstance(error, anthropic.AuthenticationError):
+        return LLMError("The Anthropic API key was refused (401): check ANTHROPIC_API_KEY.")
+    if isinstance(error, anthropic.RateLimitError):
+        return LLMError("The model is rate-limited (429): wait a little and send the message again.")
+    if isinstance(error, anthropic.APITimeoutError):
+        return LLMError("The model did not answer in time: try again, or raise LLM_TIMEOUT_SECONDS.")
+    if isinstance(error, anthropic.APIConnectionError):
+        return LLMError("Cannot reach the model endpoint: check the network or ANTHROPIC_BASE_URL.")
+    if isinstance(error, anthropic.APIStatusError):
+        if error.status_code == 529:
+            return LLMError("The model is overloaded (529): try again in a moment.")
+        message = getattr(error, "message", str(error))
+        return LLMError(f"The model rejected the request ({error.status_code}): {message}")
+    return LLMError(f"The model call failed: {type(error).__name__}: {error}")
+
+
+def usage_from(raw: Any) -> Usage:
+    return Usage(
+        input_tokens=getattr(raw, "input_tokens", 0) or 0,
+        output_tokens=getattr(raw, "output_tokens", 0) or 0,
+        cache_read_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
+        cache_write_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
+    )
+
+
+def make_client(settings: Settings, base_url: str | None) -> anthropic.Anthropic:
+    key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else "offline"
+    return anthropic.Anthropic(
+        api_key=key,
+        base_url=base_url,
+        timeout=httpx.Timeout(settings.llm_timeout_seconds, connect=5.0),
+        max_retries=2,
+    )
+
+
+class AnthropicChat:
+    provider = "anthropic"
+
+    def __init__(self, settings: Settings, base_url: str | None = None, model: str | None = None,
+                 label: str | None = None) -> None:
+        self.settings = settings
+        self.model = model or settings.chat_model
+        self.label = label or self.model
+        self.client = make_client(settings, base_url)
+
+    def system_blocks(self, system: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": system}]
+
+    def chat(
+        self,
+        system: str,
+        messages: list[MessageParam],
+        tools: list[dict[str, Any]] | None = None,
+        on_text: Callable[[str], None] | None = None,
+        max_tokens: int = 1024,
+    ) -> ChatResponse:
+        started = time.perf_counter()
+        first_token: float | None = None
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "system": self.system_blocks(system),
+            "messages": messages,
+            "cache_control": CACHE_CONTROL,
+            "betas": [SYSTEM_MESSAGE_BETA],
+        }
+        if tools:
+            request["tools"] = tools
+        try:
+            with self.client.beta.messages.stream(**request) as stream:
+                for chunk in stream.text_stream:
+                    if first_token is None:
+                        first_token = time.perf_counter()
+                    if on_text is not None:
+                        on_text(chunk)
+                final = stream.get_final_message()
+        except anthropic.APIError as error:
+            raise readable_error(error) from None
+        content = [block.model_dump(mode="json", exclude_none=True) for block in final.content]
+        text = "".join(block.text for block in final.content if block.type == "text")
+        return ChatResponse(
+            text=text,
+            content=content,
+            usage=usage_from(final.usage),
+            stop_reason=final.stop_reason,
+            model=final.model,
+            ttft_ms=None if first_token is None else (first_token - started) * 1000,
+            total_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def parse(self, system: str, messages: list[MessageParam], output_model: type[T], max_tokens: int = 2048) -> T | None:
+        try:
+            response = self.client.messages.parse(
+                model=self.model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=messages,  # type: ignore[arg-type]
+                output_format=output_model,
+            )
+        except anthropic.APIError as error:
+            raise readable_error(error) from None
+        except ValueError:  # the SDK could not validate the JSON into the model
+            return None
+        if response.stop_reason in ("max_tokens", "refusal"):
+            return None
+        return response.parsed_output

@@ -1,0 +1,52 @@
+"""The interface every LLM provider implements, and the readable errors they raise.
+
+Messages are Anthropic-shaped everywhere in the lab (user / assistant / mid-conversation
+system messages with `clear_at`); other providers translate at their edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from backends.base import Usage
+
+T = TypeVar("T", bound=BaseModel)
+MessageParam = dict[str, Any]
+
+
+class LLMError(Exception):
+    """A model failure phrased for a person: what happened and what to do."""
+
+
+class ChatResponse(BaseModel):
+    text: str
+    content: list[dict[str, Any]] = Field(default_factory=list, description="Assistant content blocks")
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str | None = None
+    model: str = ""
+    ttft_ms: float | None = None
+    total_ms: float = 0.0
+
+
+class ChatModel(Protocol):
+    provider: str
+    model: str
+    label: str
+
+    def chat(
+        self,
+        system: str,
+        messages: list[MessageParam],
+        tools: list[dict[str, Any]] | None = None,
+        on_text: Callable[[str], None] | None = None,
+        max_tokens: int = 1024,
+    ) -> ChatResponse:
+        """One streamed model call with a byte-stable system prompt and prompt caching."""
+        ...
+
+    def parse(self, system: str, messages: list[MessageParam], output_model: type[T], max_tokens: int = 2048) -> T | None:
+        """Structured output into a pydantic model; None when truncated or refused (write nothing)."""
+        ...

@@ -1,0 +1,35 @@
+"""The offline model: a local, deterministic, rule-based emulator of the Anthropic Messages API.
+
+Why: no local chat model can be installed on the lab's machines, yet the app, its tests and its
+evals must run with no API key and no network. This package serves the Messages API on loopback
+so the official ``anthropic`` SDK (and Mem0's Anthropic adapter) run unchanged against it.
+
+Public entry points::
+
+    from offline_model import start_offline_model, ensure_running
+    server = start_offline_model()          # new server on 127.0.0.1:<ephemeral port>
+    client = anthropic.Anthropic(api_key="offline", base_url=server.base_url)
+    server.stop()
+
+    server = ensure_running()               # process-wide singleton (never stopped explicitly)
+"""
+
+from __future__ import annotations
+
+from .server import OfflineModelServer, ensure_running, start_offline_model
+from .faults import FaultConfig, FAULT_HEADER
+from .cache import DEFAULT_MIN_CACHEABLE_TOKENS
+
+LABEL = "offline model (rule-based)"
+REPLY_PREFIX = "[offline model (rule-based)]"
+
+__all__ = [
+    "OfflineModelServer",
+    "ensure_running",
+    "start_offline_model",
+    "FaultConfig",
+    "FAULT_HEADER",
+    "DEFAULT_MIN_CACHEABLE_TOKENS",
+    "LABEL",
+    "REPLY_PREFIX",
+]

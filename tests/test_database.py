@@ -1,0 +1,75 @@
+"""The schema on the real embedded Postgres: typed vectors, the recall index, no HNSW."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from db.queries import explain_nearest, nearest_live_memories
+from db.schema import embedding_dimension, ensure_schema
+from settings import SettingsError
+
+
+def _insert(connection, user_id: str, vector) -> None:
+    connection.execute(
+        text(
+            "INSERT INTO memories (id, user_id, lineage_id, kind, content, embedding, importance, evidence, created_at) "
+            "VALUES (:id, :user_id, :lineage, 'semantic', 'x', :embedding, 0.5, 'x', now())"
+        ),
+        {"id": uuid.uuid4(), "user_id": user_id, "lineage": uuid.uuid4(), "embedding": np.asarray(vector, dtype=np.float32)},
+    )
+
+
+def test_embedding_column_has_the_embedders_dimension(runtime):
+    assert embedding_dimension(runtime.engine) == runtime.embedder.dimension == 384
+
+
+def test_wrong_length_vector_is_rejected(runtime, user_id):
+    with pytest.raises(DBAPIError, match="expected 384 dimensions, not 3"):
+        with runtime.engine.begin() as connection:
+            _insert(connection, user_id, [0.1, 0.2, 0.3])
+
+
+def test_a_different_embedder_dimension_is_one_clear_line(runtime):
+    with pytest.raises(SettingsError) as raised:
+        ensure_schema(runtime.engine, 1536)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "1536" in message and "vector(384)" in message and "EMBEDDER" in message
+
+
+def test_no_hnsw_index_on_memories(runtime):
+    with runtime.engine.connect() as connection:
+        methods = connection.execute(
+            text("SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                 "JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = 'memories'::regclass")
+        ).scalars().all()
+    assert "hnsw" not in methods and "ivfflat" not in methods
+    assert set(methods) == {"btree"}
+
+
+def test_recall_query_uses_the_partial_user_index_and_finds_the_nearest(runtime, user_id, make_user):
+    other = make_user("other")
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(40, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with runtime.engine.begin() as connection:
+        for vector in vectors:
+            _insert(connection, user_id, vector)
+            _insert(connection, other, -vector)
+        connection.execute(text("ANALYZE memories"))
+    now = runtime.clock.now()
+    with runtime.engine.connect() as connection:
+        connection.execute(text("SET enable_seqscan = off"))  # a tiny table would otherwise be scanned whole
+        plan = explain_nearest(connection, user_id, vectors[3], now, 5)
+        hits = nearest_live_memories(connection, user_id, vectors[3], now, 5)
+    assert "memories_live_by_user" in plan
+    assert "hnsw" not in plan.lower()
+    assert len(hits) == 5
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    brute = np.sort(vectors @ vectors[3])[::-1][:5]
+    assert [round(s, 4) for _, s in hits] == [round(float(s), 4) for s in brute]
