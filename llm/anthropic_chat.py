@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anthropic
-import httpx
+import httpx2
 
 from backends.base import Usage
 from llm.chat_model import ChatResponse, LLMError, MessageParam, T
@@ -54,7 +54,7 @@ def make_client(settings: Settings, base_url: str | None) -> anthropic.Anthropic
     return anthropic.Anthropic(
         api_key=key,
         base_url=base_url,
-        timeout=httpx.Timeout(settings.llm_timeout_seconds, connect=5.0),
+        timeout=httpx2.Timeout(settings.llm_timeout_seconds, connect=5.0),
         max_retries=2,
     )
 
@@ -63,11 +63,11 @@ class AnthropicChat:
     provider = "anthropic"
 
     def __init__(self, settings: Settings, base_url: str | None = None, model: str | None = None,
-                 label: str | None = None) -> None:
+                 label: str | None = None, client: anthropic.Anthropic | None = None) -> None:
         self.settings = settings
         self.model = model or settings.chat_model
         self.label = label or self.model
-        self.client = make_client(settings, base_url)
+        self.client = client or make_client(settings, base_url)
 
     def system_blocks(self, system: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": system}]

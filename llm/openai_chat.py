@@ -111,8 +111,9 @@ class OpenAIChat:
                             on_text(delta.content)
                     for call in delta.tool_calls or []:
                         slot = calls.setdefault(call.index, {"id": call.id, "name": "", "arguments": ""})
-                        slot["name"] += call.function.name or "" if call.function else ""
-                        slot["arguments"] += call.function.arguments or "" if call.function else ""
+                        if call.function is not None:
+                            slot["name"] += call.function.name or ""
+                            slot["arguments"] += call.function.arguments or ""
         except openai.OpenAIError as error:
             raise LLMError(f"The OpenAI-compatible endpoint failed: {type(error).__name__}: {error}") from None
         text = "".join(text_parts)
