@@ -16,9 +16,19 @@ Public entry points::
 
 from __future__ import annotations
 
-from .server import OfflineModelServer, ensure_running, start_offline_model
-from .faults import FaultConfig, FAULT_HEADER
+from typing import Any
+
+from .faults import FAULT_HEADER, FaultConfig
 from .cache import DEFAULT_MIN_CACHEABLE_TOKENS
+
+
+def __getattr__(name: str) -> Any:
+    """Import the server lazily: the rule modules stay importable without starlette/uvicorn loaded."""
+    if name in ("OfflineModelServer", "ensure_running", "start_offline_model"):
+        from . import server
+
+        return getattr(server, name)
+    raise AttributeError(name)
 
 LABEL = "offline model (rule-based)"
 REPLY_PREFIX = "[offline model (rule-based)]"
