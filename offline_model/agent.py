@@ -264,7 +264,14 @@ def step(req: Request) -> tuple[list[dict[str, Any]], str]:
         for line in text.splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 notes.append(chat.clean_note(line))
-    saved = sum(1 for c in writes_done if not c.is_error and (c.input.get("command") in ("create", "insert") or (c.input.get("command") == "str_replace" and c.input.get("new_str"))))
+    saved = 0
+    for c in writes_done:
+        if c.is_error:
+            continue
+        if c.input.get("command") == "create":
+            saved += sum(1 for l in str(c.input.get("file_text", "")).splitlines() if l.startswith("- "))
+        elif c.input.get("command") == "insert" or (c.input.get("command") == "str_replace" and c.input.get("new_str")):
+            saved += 1
     return [{"type": "text", "text": chat.reply(req, notes=notes, saved=saved)}], "end_turn"
 
 

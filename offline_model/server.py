@@ -26,6 +26,7 @@ from . import engine, streaming
 from .cache import DEFAULT_MIN_CACHEABLE_TOKENS, PromptCache
 from .faults import FAULT_HEADER, Fault, FaultConfig
 from .protocol import ApiError, invalid, parse_request
+from .threads import ThreadStore, error_body
 
 
 class OfflineModelServer:
@@ -42,6 +43,7 @@ class OfflineModelServer:
         self.requested_port = port
         self.cache = PromptCache(min_tokens=min_cache_tokens, clock=clock)
         self.faults = FaultConfig()
+        self.threads = ThreadStore()
         self.port: Optional[int] = None
         self._ids = itertools.count(1)
         self._ids_lock = threading.Lock()
@@ -81,7 +83,7 @@ class OfflineModelServer:
 
     @staticmethod
     def _error(err: ApiError) -> Response:
-        return JSONResponse(err.body(), status_code=err.status, headers=err.headers)
+        return JSONResponse(error_body(err), status_code=err.status, headers=err.headers)
 
     @staticmethod
     async def _body(request: HttpRequest) -> Any:
@@ -93,7 +95,8 @@ class OfflineModelServer:
 
     async def _count_tokens(self, request: HttpRequest) -> Response:
         try:
-            req = parse_request(await self._body(request), dict(request.headers), count_only=True)
+            body, _ = self.threads.expand(await self._body(request))
+            req = parse_request(body, dict(request.headers), count_only=True)
         except ApiError as err:
             return self._error(err)
         return JSONResponse({"input_tokens": req.input_tokens_total()})
@@ -115,7 +118,8 @@ class OfflineModelServer:
                     raise ApiError(500, "api_error", "Internal server error (offline fault injection).")
                 if fault.name == "timeout":
                     await asyncio.sleep(fault.seconds)
-            req = parse_request(await self._body(request), dict(request.headers))
+            body, keep = self.threads.expand(await self._body(request))
+            req = parse_request(body, dict(request.headers))
             reply = engine.respond(req)
             if fault is not None and fault.name == "max_tokens":
                 reply = engine.truncate(reply, req.max_tokens, force_half=True)
@@ -141,6 +145,8 @@ class OfflineModelServer:
                 "output_tokens": reply.output_tokens(),
             },
         }
+        if keep:
+            self.threads.store(message["id"], body, message)
         headers = {"request-id": "req_" + message["id"]}
         if req.stream:
             return StreamingResponse(streaming.events(message), media_type="text/event-stream", headers=headers)
