@@ -115,7 +115,16 @@ def _progress_facts(text: str) -> list[tuple[str, str, bool]]:
             sentence = norm[s:e].strip().rstrip(".!")
             if sentence.endswith("?") or is_secret(sentence) or '"' in sentence:
                 continue
-            sentence = re.sub(r"^(?:ok(?:ay)?|so|update|quick update|good news|also|and)[,:]?\s+", "", sentence, flags=re.I)
+            for clause in re.split(r"\s*,\s*(?:and\s+)?(?=(?:next|then|after that|i)\b)|\s+and\s+(?=(?:next|then|i)\b)", sentence, flags=re.I):
+                out.extend(_progress_clause(clause))
+    return out
+
+
+def _progress_clause(clause: str) -> list[tuple[str, str, bool]]:
+    out = []
+    if True:
+        if True:
+            sentence = re.sub(r"^(?:ok(?:ay)?|so|update|quick update|good news|also|and)[,:]?\s+", "", clause.strip(), flags=re.I)
             for pattern, template, tag in PROGRESS_RULES:
                 m = pattern.match(sentence)
                 if m:
