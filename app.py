@@ -1,9 +1,130 @@
-"""Memory Lab: one conversation through several long-term memory backends, side by side."""
+"""Memory Lab: one conversation through several long-term memory backends, side by side.
+
+Reads top to bottom: start the process-wide resources, pick the user and the knobs in the
+sidebar, take one message, run it through every enabled backend in parallel (each column
+streams its reply), run the queued background work, then draw every column's history,
+what each backend did, and the conversation's tokens and latency chart.
+"""
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
-st.set_page_config(page_title="Memory Lab", layout="wide")
+from backends.base import MemoryBackend, TurnContext
+from settings import SettingsError
+from ui import composer, resources, session, sidebar
+from ui.charts import conversation_figure
+from ui.columns import render_result
+from ui.events import last_event_id, noted_since
+from ui.optional import optional_attr
+from ui.parallel import run_parallel
+from ui.transcript import open_transcript
+
+st.set_page_config(page_title="Memory Lab", page_icon="🧠", layout="wide")
+session.keep_widget_state()
 st.title("Memory Lab")
-st.caption("The lab's main page is being built; the backends run behind one interface.")
+st.caption("One conversation, several long-term memory backends, side by side: what each remembers, "
+           "what it puts back into the prompt, and what that costs.")
+
+# -- start (once per process) ------------------------------------------------------------
+try:
+    runtime = resources.start()
+except SettingsError as error:
+    st.error(f"Configuration problem: {error}")
+    st.stop()
+except Exception as error:  # noqa: BLE001 - one readable line instead of a traceback
+    st.error(f"The lab could not start: {type(error).__name__}: {error}")
+    st.stop()
+
+# -- sidebar: user, controls ------------------------------------------------------------
+user_id = sidebar.user_picker(runtime)
+names = resources.available_backends()
+backends, failed = resources.load_backends(names)
+labels = {name: backends[name].label if name in backends else name for name in names}
+controls = sidebar.lab_controls(runtime, names, labels)
+
+if controls.new_conversation:
+    for backend in backends.values():
+        backend.new_conversation(user_id)
+    session.clear_conversation(user_id)
+    st.toast("New conversation in every column.")
+if controls.advance_days:
+    st.toast(f"Clock advanced by {controls.advance_days:.0f} days.")
+
+enabled = controls.enabled
+if not enabled:
+    st.info("Choose at least one backend in the sidebar.")
+    st.stop()
+
+if session.earlier(user_id) is None:
+    session.set_earlier(user_id, {name: open_transcript(runtime.engine, user_id, name) for name in names})
+earlier = session.earlier(user_id) or {}
+turns = session.turns(user_id)
+
+# -- input --------------------------------------------------------------------------------
+message = composer.incoming_message()
+composer.render_draft()
+
+
+def run_turn(text: str, active: dict[str, MemoryBackend], placeholders: dict) -> session.Turn:
+    """The message through every active backend at once, then this user's background work."""
+    mark = last_event_id(runtime.engine, user_id)
+    context = TurnContext(user_id=user_id, text=text, knobs=controls.knobs)
+    started = time.perf_counter()
+    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + " ▌"))
+    turn = session.Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
+    drain = optional_attr("jobs.runner", "drain")
+    if drain is not None and not controls.knobs.incognito:
+        try:
+            with st.spinner("Running background work (extraction, memory writes)…"):
+                drain(runtime, user_id=user_id)
+        except Exception as error:  # noqa: BLE001 - the replies are already in; say so, keep going
+            st.warning(f"Background work failed: {type(error).__name__}: {error}")
+    turn.noted = noted_since(runtime.engine, user_id, mark)
+    return turn
+
+
+# -- the columns ----------------------------------------------------------------------------
+columns = dict(zip(enabled, st.columns(len(enabled))))
+placeholders = {}
+for name, column in columns.items():
+    with column:
+        st.subheader(labels[name])
+        if name in failed:
+            st.error(f"{labels[name]} is not available: {failed[name]}")
+            continue
+        for role, text, model in earlier.get(name, []):
+            with st.chat_message(role):
+                st.markdown(text.replace("$", "\\$"))
+                if model:
+                    st.caption(f"Model: {model}")
+        for turn in turns:
+            if name not in turn.results:
+                continue
+            with st.chat_message("user"):
+                st.markdown(turn.text.replace("$", "\\$"))
+            render_result(turn.results[name], labels[name], turn.noted.get(name))
+        if message:
+            with st.chat_message("user"):
+                st.markdown(message.replace("$", "\\$"))
+            with st.chat_message("assistant"):
+                placeholders[name] = st.empty()
+                placeholders[name].caption("thinking…")
+
+if message:
+    active = {name: backends[name] for name in enabled if name in backends}
+    if active:
+        turns.append(run_turn(message, active, placeholders))
+        st.rerun()
+
+# -- the conversation's chart ------------------------------------------------------------------
+if turns:
+    last = turns[-1]
+    answered = [result.timings.total_ms for result in last.results.values()]
+    st.caption(
+        f"Last turn: {last.wall_ms:,.0f} ms wall clock for {len(last.results)} backends in parallel "
+        f"(slowest backend {max(answered, default=0):,.0f} ms, sum {sum(answered):,.0f} ms)."
+    )
+    st.plotly_chart(conversation_figure(turns, {name: labels[name] for name in enabled}), width="stretch")

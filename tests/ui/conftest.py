@@ -1,0 +1,26 @@
+"""AppTest helpers: the lab's scripts run in-process, so the root conftest's environment
+(private embedded Postgres, offline model, no network) applies to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = 180  # the first run starts Postgres and loads MiniLM
+
+
+@pytest.fixture()
+def lab(runtime, user_id):
+    """The main page, started, with a fresh user of its own selected."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["lab_user"] = user_id
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def page(name: str) -> AppTest:
+    return AppTest.from_file(str(REPO / "pages" / name), default_timeout=TIMEOUT)

@@ -1,0 +1,120 @@
+"""How one backend's turn is drawn in its column: the reply, its label, and the
+"What <backend> did" expander (notes injected and cut, tool calls, metrics).
+
+Everything here reads only `backends.base` models, so every backend is drawn the same
+way and a new backend needs no UI change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+
+import streamlit as st
+
+from backends.base import Note, Recall, ToolCall, TurnResult
+
+CUT_REASONS = {
+    "below_threshold": "below threshold",
+    "over_budget": "over budget",
+    "not_selected": "not selected (top-k)",
+}
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+!|~$<>:-])")
+
+
+def md_escape(text: str) -> str:
+    """Show user and model text literally (no accidental markdown, links or LaTeX)."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", text.replace("\n", " "))
+
+
+def _number(name: str, value: float | None) -> str | None:
+    return None if value is None else f"{name} {value:.2f}"
+
+
+def note_meta(note: Note) -> str:
+    """kind, date, similarity, recency, importance, final score, tokens: why it went in or not."""
+    date = note.created_at.date().isoformat() if isinstance(note.created_at, datetime) else "undated"
+    numbers = [
+        _number("similarity", note.similarity),
+        _number("recency", note.recency),
+        _number("importance", note.importance),
+        _number("score", note.score),
+    ]
+    return " · ".join([note.kind, date, *(part for part in numbers if part), f"{note.tokens} tok"])
+
+
+def note_line(note: Note) -> str:
+    if note.status == "injected":
+        return f"- ✅ {md_escape(note.content)}  \n  `{note_meta(note)}`"
+    reason = CUT_REASONS.get(note.status, note.status)
+    return f"- :gray[✂ cut, {reason}: ~~{md_escape(note.content)}~~]  \n  :gray[{md_escape(note_meta(note))}]"
+
+
+def render_recall(recall: Recall) -> None:
+    if recall.skipped_reason:
+        st.caption(f"Recall skipped: {recall.skipped_reason}")
+    if recall.requested or recall.returned:
+        st.caption(f"Asked the store for {recall.requested}, it returned {recall.returned}.")
+    if not recall.notes:
+        st.caption("No notes recalled.")
+        return
+    st.markdown(f"**Notes: {len(recall.injected)} injected, {len(recall.cut)} cut**")
+    st.markdown("\n".join(note_line(note) for note in recall.notes))
+    if recall.system_message:
+        st.caption("Injected system message")
+        st.code(recall.system_message, language=None, wrap_lines=True)
+
+
+def tool_line(call: ToolCall) -> str:
+    target = " ".join(part for part in (call.command, call.path) if part)
+    status = "error" if call.is_error else "ok"
+    return f"**{md_escape(call.name)}** {md_escape(target)} ({status})"
+
+
+def render_tool_calls(calls: list[ToolCall]) -> None:
+    if not calls:
+        return
+    st.markdown(f"**Tool calls: {len(calls)}**")
+    for call in calls:
+        st.markdown(tool_line(call))
+        st.code(json.dumps(call.input, ensure_ascii=False, indent=1)[:1500], language="json", wrap_lines=True)
+        st.code(call.result[:1500] or "(empty result)", language=None, wrap_lines=True)
+
+
+def metrics_table(result: TurnResult) -> str:
+    usage, timings = result.usage, result.timings
+    ttft = "-" if timings.ttft_ms is None else f"{timings.ttft_ms:.0f}"
+    rows = [
+        ("input tokens", f"{usage.input_tokens:,}"),
+        ("output tokens", f"{usage.output_tokens:,}"),
+        ("cache-read tokens", f"{usage.cache_read_tokens:,}"),
+        ("cache-write tokens", f"{usage.cache_write_tokens:,}"),
+        ("recall ms", f"{timings.recall_ms:.0f}"),
+        ("time to first token ms", ttft),
+        ("total ms", f"{timings.total_ms:.0f}"),
+        ("estimated cost", f"${result.cost_usd:.5f}"),
+    ]
+    return "\n".join(["| metric | value |", "|---|---:|", *(f"| {name} | {value} |" for name, value in rows)])
+
+
+def render_details(result: TurnResult, label: str) -> None:
+    with st.expander(f"What {label} did"):
+        render_recall(result.recall)
+        render_tool_calls(result.tool_calls)
+        if result.jobs:
+            st.caption(f"Queued background jobs: {', '.join(map(str, result.jobs))}")
+        st.markdown(metrics_table(result))
+
+
+def render_result(result: TurnResult, label: str, noted: list[str] | None = None) -> None:
+    """The assistant's side of one turn in one column."""
+    with st.chat_message("assistant"):
+        if result.error:
+            st.error(result.error)
+        else:
+            st.markdown(result.reply.replace("$", "\\$") if result.reply else "_(empty reply)_")
+            st.caption(f"Model: {result.model_label}")
+    for text in noted or []:
+        st.info(f"Noted: {text}", icon="📝")
+    render_details(result, label)

@@ -1,0 +1,73 @@
+"""One message through several backends at once, each streaming into its own column.
+
+Worker threads run `backend.turn`; their streamed text goes into a queue per backend and
+the Streamlit main thread drains the queues into the columns' placeholders. Writing to
+Streamlit only from the main thread avoids handing the script-run context to threads.
+A backend that raises becomes a `TurnResult` with `error` set, so one failing column
+never stops the others.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from backends.base import MemoryBackend, TurnContext, TurnResult
+from llm.chat_model import LLMError
+
+POLL_SECONDS = 0.05
+StreamUpdate = Callable[[str, str], None]
+"""update(backend name, text so far), called on the main thread."""
+
+
+def readable(error: Exception) -> str:
+    """One line for a person; LLM errors are already phrased that way."""
+    if isinstance(error, LLMError):
+        return str(error)
+    return f"This backend failed: {type(error).__name__}: {error}"
+
+
+def safe_turn(backend: MemoryBackend, context: TurnContext, on_text: Callable[[str], None]) -> TurnResult:
+    started = time.perf_counter()
+    try:
+        return backend.turn(context, on_text=on_text)
+    except Exception as error:  # noqa: BLE001 - becomes a message in this backend's column
+        return TurnResult(
+            backend=backend.name, reply="", model_label="", error=readable(error),
+            timings={"total_ms": (time.perf_counter() - started) * 1000},
+        )
+
+
+def _drain(chunks: queue.Queue[str]) -> str:
+    text = ""
+    while True:
+        try:
+            text += chunks.get_nowait()
+        except queue.Empty:
+            return text
+
+
+def run_parallel(
+    backends: dict[str, MemoryBackend], context: TurnContext, update: StreamUpdate | None = None
+) -> dict[str, TurnResult]:
+    """Run the turn in every backend concurrently; returns results in the backends' order."""
+    queues: dict[str, queue.Queue[str]] = {name: queue.Queue() for name in backends}
+    streamed = {name: "" for name in backends}
+    with ThreadPoolExecutor(max_workers=max(1, len(backends)), thread_name_prefix="lab-turn") as pool:
+        futures: dict[str, Future[TurnResult]] = {
+            name: pool.submit(safe_turn, backend, context, queues[name].put) for name, backend in backends.items()
+        }
+        while True:
+            finished = all(future.done() for future in futures.values())
+            for name, chunks in queues.items():
+                new = _drain(chunks)
+                if new:
+                    streamed[name] += new
+                    if update is not None:
+                        update(name, streamed[name])
+            if finished:
+                break
+            time.sleep(POLL_SECONDS)
+    return {name: future.result() for name, future in futures.items()}

@@ -1,0 +1,78 @@
+"""The lab's per-browser-session state, in one place.
+
+Turns are kept per user so switching users switches every column at once; the knobs and
+the chosen user live under plain (non-widget) keys so they survive a visit to another
+page (Streamlit drops a widget's state when a page does not render that widget).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from backends.base import Knobs, TurnResult
+
+USER_KEY = "lab_user"
+TURNS_KEY = "lab_turns"
+EARLIER_KEY = "lab_earlier"
+EVENT_MARK_KEY = "lab_event_mark"
+KNOB_KEYS = ("knob_min_similarity", "knob_half_life_days", "knob_max_memory_tokens", "knob_top_k", "knob_incognito")
+PERSISTENT_WIDGET_KEYS = (*KNOB_KEYS, "lab_enabled_backends", "lab_clock_days")
+
+
+@dataclass
+class Turn:
+    """One message sent to every enabled column, and what each backend did with it."""
+
+    text: str
+    results: dict[str, TurnResult] = field(default_factory=dict)
+    noted: dict[str, list[str]] = field(default_factory=dict)
+    wall_ms: float = 0.0
+
+
+def keep_widget_state() -> None:
+    """Re-assign the lab's widget values so they survive pages that do not draw them."""
+    for key in PERSISTENT_WIDGET_KEYS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def current_user() -> str | None:
+    return st.session_state.get(USER_KEY)
+
+
+def set_user(user_id: str) -> None:
+    st.session_state[USER_KEY] = user_id
+
+
+def turns(user_id: str) -> list[Turn]:
+    """This session's turns for the user (a new list on first use)."""
+    return st.session_state.setdefault(TURNS_KEY, {}).setdefault(user_id, [])
+
+
+def earlier(user_id: str) -> dict[str, list[tuple[str, str, str | None]]] | None:
+    """The transcript loaded from the database when this session first showed the user."""
+    return st.session_state.setdefault(EARLIER_KEY, {}).get(user_id)
+
+
+def set_earlier(user_id: str, transcripts: dict[str, list[tuple[str, str, str | None]]]) -> None:
+    st.session_state.setdefault(EARLIER_KEY, {})[user_id] = transcripts
+
+
+def clear_conversation(user_id: str) -> None:
+    """Forget the displayed conversation (the backends start new ones themselves)."""
+    st.session_state.setdefault(TURNS_KEY, {})[user_id] = []
+    st.session_state.setdefault(EARLIER_KEY, {})[user_id] = {}
+
+
+def knobs_from_state(defaults: Knobs) -> Knobs:
+    """The knobs the sliders currently say, falling back to the settings' defaults."""
+    state = st.session_state
+    return Knobs(
+        min_similarity=state.get("knob_min_similarity", defaults.min_similarity),
+        half_life_days=state.get("knob_half_life_days", defaults.half_life_days),
+        max_memory_tokens=state.get("knob_max_memory_tokens", defaults.max_memory_tokens),
+        top_k=state.get("knob_top_k", defaults.top_k),
+        incognito=state.get("knob_incognito", False),
+    )
