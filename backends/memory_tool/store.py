@@ -1,0 +1,222 @@
+"""The memory-tool agent's files: rows of `memory_files`, per user, as a tiny filesystem.
+
+The store is bound to ONE user at construction (the id from the server session); no
+method takes a user id, and every statement filters on it, so nothing the model sends
+(a path, a rename target) can reach another user's rows. Directories are implicit: a
+directory exists while some file lives under it, as in object stores.
+
+Mutations take a per-user advisory lock so the files-per-user cap and "already exists"
+checks hold when two turns of the same user write at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from anthropic.lib.tools import ToolError
+from sqlalchemy import Engine, delete, func, select, text, update
+from sqlmodel import Session
+
+from backends.memory_tool.paths import MEMORY_ROOT, canonical_path, parent_dirs
+from clock import Clock
+from db.models import MemoryFile
+
+MAX_FILE_CHARS = 20_000
+MAX_FILES_PER_USER = 100
+LISTING_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a directory listing."""
+
+    path: str
+    size: int
+    is_dir: bool
+
+
+def _under(directory: str):
+    """SQL filter for the files below a directory (LIKE with the prefix escaped)."""
+    if directory == MEMORY_ROOT:
+        return MemoryFile.path.like(MEMORY_ROOT + "/%")
+    escaped = directory.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return MemoryFile.path.like(escaped + "/%", escape="\\")
+
+
+class MemoryFileStore:
+    def __init__(self, engine: Engine, user_id: str, clock: Clock,
+                 max_file_chars: int = MAX_FILE_CHARS, max_files: int = MAX_FILES_PER_USER) -> None:
+        self.engine = engine
+        self.user_id = user_id
+        self.clock = clock
+        self.max_file_chars = max_file_chars
+        self.max_files = max_files
+
+    # -- reading ---------------------------------------------------------------
+    def files(self) -> list[MemoryFile]:
+        """All of this user's files, by path."""
+        with Session(self.engine) as session:
+            return list(session.scalars(
+                select(MemoryFile).where(MemoryFile.user_id == self.user_id).order_by(MemoryFile.path)))
+
+    def get(self, path: str) -> MemoryFile | None:
+        with Session(self.engine) as session:
+            return self._get(session, canonical_path(path))
+
+    def is_dir(self, path: str) -> bool:
+        path = canonical_path(path)
+        if path == MEMORY_ROOT:
+            return True
+        with Session(self.engine) as session:
+            return self._has_children(session, path)
+
+    def read(self, path: str) -> str:
+        """A file's content; stamps `last_read_at` (what the TTL sweep looks at)."""
+        path = canonical_path(path)
+        with Session(self.engine) as session:
+            found = session.execute(
+                update(MemoryFile)
+                .where(MemoryFile.user_id == self.user_id, MemoryFile.path == path)
+                .values(last_read_at=self.clock.now())
+                .returning(MemoryFile.content)
+            ).scalar_one_or_none()
+            session.commit()
+        if found is None:
+            raise self._missing(path)
+        return found
+
+    def listing(self, path: str, depth: int = LISTING_DEPTH) -> list[Entry]:
+        """Files and implicit directories below `path`, at most `depth` levels down."""
+        path = canonical_path(path)
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(MemoryFile.path, func.length(MemoryFile.content))
+                .where(MemoryFile.user_id == self.user_id, _under(path))
+            ).all()
+        if not rows and path != MEMORY_ROOT:
+            raise self._missing(path)
+        entries: dict[str, Entry] = {}
+        for file_path, size in rows:
+            parts = file_path[len(path) + 1:].split("/")
+            for level in range(1, min(len(parts), depth) + 1):
+                child = path + "/" + "/".join(parts[:level])
+                is_dir = level < len(parts)
+                previous = entries.get(child)
+                entries[child] = Entry(child, (previous.size if previous else 0) + int(size or 0), is_dir)
+        return sorted(entries.values(), key=lambda entry: entry.path)
+
+    # -- writing ---------------------------------------------------------------
+    def create(self, path: str, content: str) -> bool:
+        """Create a file, or overwrite an existing one (the documented `create` semantics).
+
+        Returns True when the file is new. Only a new file counts against the per-user cap.
+        """
+        path = canonical_path(path)
+        self._check_size(path, content)
+        with Session(self.engine) as session:
+            self._lock(session)
+            now = self.clock.now()
+            existing = self._get(session, path)
+            if existing is not None:
+                existing.content, existing.updated_at = content, now
+                session.commit()
+                return False
+            self._check_free(session, path)
+            count = session.scalar(select(func.count()).select_from(MemoryFile).where(MemoryFile.user_id == self.user_id))
+            if count >= self.max_files:
+                raise ToolError(
+                    f"Cannot create {path}: the memory directory already holds {count} files (limit {self.max_files}). "
+                    "Add this to an existing file, or delete files that are no longer useful.")
+            session.add(MemoryFile(user_id=self.user_id, path=path, content=content, created_at=now, updated_at=now))
+            session.commit()
+        return True
+
+    def write(self, path: str, content: str) -> None:
+        """Replace an existing file's content (str_replace and insert end here)."""
+        path = canonical_path(path)
+        self._check_size(path, content)
+        with Session(self.engine) as session:
+            self._lock(session)
+            changed = session.execute(
+                update(MemoryFile)
+                .where(MemoryFile.user_id == self.user_id, MemoryFile.path == path)
+                .values(content=content, updated_at=self.clock.now())
+            ).rowcount
+            session.commit()
+        if not changed:
+            raise self._missing(path)
+
+    def delete(self, path: str) -> int:
+        """Delete a file, or every file below a directory; returns how many files went."""
+        path = canonical_path(path)
+        if path == MEMORY_ROOT:
+            raise ToolError(f"Cannot delete the {MEMORY_ROOT} directory itself; delete the files inside it.")
+        with Session(self.engine) as session:
+            self._lock(session)
+            deleted = session.execute(
+                delete(MemoryFile).where(MemoryFile.user_id == self.user_id,
+                                         (MemoryFile.path == path) | _under(path))
+            ).rowcount
+            session.commit()
+        if not deleted:
+            raise self._missing(path)
+        return deleted
+
+    def rename(self, old_path: str, new_path: str) -> int:
+        """Move a file or a directory (every file below it); returns how many files moved."""
+        old_path, new_path = canonical_path(old_path), canonical_path(new_path)
+        if MEMORY_ROOT in (old_path, new_path):
+            raise ToolError(f"Cannot rename the {MEMORY_ROOT} directory itself, or move something onto it.")
+        if new_path == old_path or new_path.startswith(old_path + "/"):
+            raise ToolError(f"Cannot move {old_path} into itself ({new_path}).")
+        with Session(self.engine) as session:
+            self._lock(session)
+            self._check_free(session, new_path)
+            moving = list(session.scalars(select(MemoryFile).where(
+                MemoryFile.user_id == self.user_id, (MemoryFile.path == old_path) | _under(old_path))))
+            if not moving:
+                raise self._missing(old_path)
+            now = self.clock.now()
+            for file in moving:
+                file.path = new_path + file.path[len(old_path):]
+                file.updated_at = now
+            session.commit()
+        return len(moving)
+
+    def delete_all(self) -> int:
+        with Session(self.engine) as session:
+            deleted = session.execute(delete(MemoryFile).where(MemoryFile.user_id == self.user_id)).rowcount
+            session.commit()
+        return deleted
+
+    # -- checks ----------------------------------------------------------------
+    def _get(self, session: Session, path: str) -> MemoryFile | None:
+        return session.scalars(
+            select(MemoryFile).where(MemoryFile.user_id == self.user_id, MemoryFile.path == path)).first()
+
+    def _has_children(self, session: Session, path: str) -> bool:
+        return session.scalar(select(func.count()).select_from(MemoryFile).where(
+            MemoryFile.user_id == self.user_id, _under(path))) > 0
+
+    def _lock(self, session: Session) -> None:
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"memory_files:{self.user_id}"})
+
+    def _check_size(self, path: str, content: str) -> None:
+        if len(content) > self.max_file_chars:
+            raise ToolError(
+                f"Not saved: {path} would hold {len(content):,} characters, over the {self.max_file_chars:,}-character "
+                "limit per file. Keep files small: summarise, or split the content into several files.")
+
+    def _check_free(self, session: Session, path: str) -> None:
+        """A new file or move target must not exist, and no folder above it may be a file."""
+        if self._get(session, path) is not None:
+            raise ToolError(f"{path} already exists. Use str_replace or insert to update it in place, or pick another name.")
+        if self._has_children(session, path):
+            raise ToolError(f"{path} is a directory; choose a file name inside it.")
+        for parent in parent_dirs(path):
+            if self._get(session, parent) is not None:
+                raise ToolError(f"Cannot put {path} under {parent}, which is a file, not a directory.")
+
+    @staticmethod
+    def _missing(path: str) -> ToolError:
+        return ToolError(f"The path {path} does not exist. View {MEMORY_ROOT} to see the files that do.")
+
