@@ -1,0 +1,1 @@
+"""The custom memory pipeline: extraction -> reconciliation -> Postgres/pgvector -> recall -> injection."""

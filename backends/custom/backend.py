@@ -1,0 +1,66 @@
+"""The custom pipeline as a lab column: every memory decision explicit and inspectable.
+
+prepare_turn = recall (scored, gated, budgeted); run_turn = the shared turn loop with the
+notes injected as a mid-conversation system message and a `forget` tool; after_turn =
+queue extraction (per turn, or per session when settings.extract_when == "session").
+"""
+
+from __future__ import annotations
+
+from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
+from backends.custom import forgetting, jobs, memories
+from backends.custom.forget_tool import FORGET_TOOL, forget_handler
+from backends.custom.recall import recall
+from backends.runtime import Runtime
+from chat.turn import ChatTurnRunner
+
+
+class CustomPipelineBackend(MemoryBackend):
+    name = "custom"
+    label = "Custom pipeline"
+    description = "Our extraction -> Postgres/pgvector -> scored recall -> injected notes, with update, expiry and deletion."
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
+
+    # -- a turn ------------------------------------------------------------------
+    def prepare_turn(self, context: TurnContext) -> Recall:
+        user_id = self.runtime.store.ensure_user(context.user_id)
+        return recall(self.runtime.engine, self.runtime.embedder, user_id, context.text, context.knobs,
+                      self.runtime.clock.now(), self.runtime.settings.importance_weight)
+
+    def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
+        user_id = self.runtime.store.ensure_user(context.user_id)
+        handler = forget_handler(lambda topic: self.forget(user_id, topic))
+        return self.runner.run(context, recall, on_text, tools=[FORGET_TOOL], tool_handlers={"forget": handler})
+
+    def after_turn(self, context: TurnContext, result: TurnResult) -> list[int]:
+        if self.runtime.settings.extract_when != "turn" or result.user_message_id is None:
+            return []  # session mode: extraction is queued when the conversation ends
+        user_id = self.runtime.store.ensure_user(context.user_id)
+        return [jobs.enqueue_turn(self.runtime, user_id, result.user_message_id)]
+
+    # -- conversations -----------------------------------------------------------
+    def new_conversation(self, user_id: str) -> None:
+        user_id = self.runtime.store.ensure_user(user_id)
+        ended = self.runtime.store.end_conversations(user_id, self.name)
+        if self.runtime.settings.extract_when == "session":
+            for conversation_id in ended:
+                jobs.enqueue_session(self.runtime, user_id, conversation_id)
+
+    # -- what is stored ----------------------------------------------------------
+    def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
+        return memories.list_memories(self.runtime.engine, user_id, self.runtime.clock.now(), include_inactive)
+
+    def delete_memory(self, user_id: str, memory_id: str) -> bool:
+        return forgetting.delete_memory(self.runtime.engine, user_id, memory_id, self.runtime.clock.now())
+
+    def forget(self, user_id: str, topic: str) -> list[MemoryRecord]:
+        return forgetting.forget(self.runtime.engine, self.runtime.embedder, user_id, topic, self.runtime.clock.now())
+
+    def erase_user(self, user_id: str) -> ErasureReport:
+        return forgetting.erase_user(self.runtime.engine, user_id)
+
+    def sweep(self) -> dict[str, int]:
+        return forgetting.sweep(self.runtime.engine, self.runtime.clock.now())

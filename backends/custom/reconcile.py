@@ -1,0 +1,129 @@
+"""Reconciliation: apply checked operations to the memories table, exactly once.
+
+Everything happens in ONE transaction that starts by inserting the `memory_jobs` row keyed
+on the source message id. A retried job (its lease ran out after the commit, or the same
+message was queued twice) hits the conflict and writes nothing, so the queue can be
+at-least-once while memory stays exactly-once. Embeddings are computed before BEGIN so no
+transaction (and no row lock) is held during a slow model call.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+from sqlalchemy import Connection, Engine, Row, insert, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from backends.custom.extraction import MemoryOperation
+from db.models import EventLog, Memory, MemoryJob
+from db.schema import LIVE_MEMORY_PREDICATE
+from embeddings import Embedder
+
+BACKEND = "custom"
+
+
+@dataclass
+class Outcome:
+    """What one reconciliation wrote (contents only in memory, for the event and the job result)."""
+
+    already_applied: bool = False
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    retracted: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.retracted)
+
+    def counts(self) -> dict[str, int | bool]:
+        """The job result: counts only, so the jobs table never holds memory text."""
+        return {"already_applied": self.already_applied, "added": len(self.added), "updated": len(self.updated),
+                "retracted": len(self.retracted), "skipped": len(self.skipped)}
+
+
+def _claim(connection: Connection, guard_message_id: uuid.UUID, user_id: str, now: datetime) -> bool:
+    """Insert the idempotency row; False when this source message was already processed."""
+    statement = (
+        pg_insert(MemoryJob)
+        .values(message_id=guard_message_id, user_id=user_id, processed_at=now)
+        .on_conflict_do_nothing(index_elements=["message_id"])
+        .returning(MemoryJob.message_id)
+    )
+    return connection.execute(statement).first() is not None
+
+
+def _live_row(connection: Connection, user_id: str, memory_id: str) -> Row | None:
+    """The referenced memory (id, lineage_id, content), locked, if it is still live for THIS user."""
+    return connection.execute(
+        text(f"SELECT id, lineage_id, content FROM memories WHERE id = :id AND user_id = :user_id AND {LIVE_MEMORY_PREDICATE} FOR UPDATE"),
+        {"id": memory_id, "user_id": user_id},
+    ).first()
+
+
+def _insert(connection: Connection, user_id: str, op: MemoryOperation, vector: np.ndarray, lineage_id: uuid.UUID,
+            source_message_id: uuid.UUID | None, now: datetime) -> None:
+    expires_at = None if op.expires_in_days is None else now + timedelta(days=op.expires_in_days)
+    connection.execute(
+        insert(Memory).values(
+            id=uuid.uuid4(), user_id=user_id, lineage_id=lineage_id, kind=op.kind, content=op.content.strip(),
+            embedding=vector, importance=op.importance, evidence=op.evidence, source_message_id=source_message_id,
+            created_at=now, expires_at=expires_at,
+        )
+    )
+
+
+def _apply_one(connection: Connection, user_id: str, op: MemoryOperation, vector: np.ndarray | None,
+               refs: dict[str, str], source: uuid.UUID | None, now: datetime, outcome: Outcome) -> None:
+    if op.op == "add":
+        _insert(connection, user_id, op, vector, uuid.uuid4(), source, now)
+        outcome.added.append(op.content)
+        return
+    old = _live_row(connection, user_id, refs[op.ref or ""])
+    if old is None:  # superseded or deleted since the extractor saw it: never resurrect
+        outcome.skipped.append(f"{op.op} {op.ref}: no longer live")
+        return
+    if op.op == "retract":
+        connection.execute(update(Memory).where(Memory.id == old.id, Memory.user_id == user_id).values(retracted_at=now))
+        outcome.retracted.append(old.content)
+        return
+    connection.execute(update(Memory).where(Memory.id == old.id, Memory.user_id == user_id).values(superseded_at=now))
+    _insert(connection, user_id, op, vector, old.lineage_id, source, now)
+    outcome.updated.append(op.content)
+
+
+def apply_operations(
+    engine: Engine,
+    embedder: Embedder,
+    now: datetime,
+    user_id: str,
+    guard_message_id: uuid.UUID,
+    operations: list[MemoryOperation],
+    refs: dict[str, str],
+    source_of: Callable[[MemoryOperation], uuid.UUID | None] = lambda op: None,
+) -> Outcome:
+    """Apply the operations for one source message; a second call for it writes nothing."""
+    to_embed = [op.content for op in operations if op.op != "retract"]
+    vectors = iter(embedder.embed_batch(to_embed)) if to_embed else iter(())
+    prepared = [(op, next(vectors) if op.op != "retract" else None) for op in operations]
+    outcome = Outcome()
+    with engine.begin() as connection:
+        # One writer per user at a time: two jobs updating the same lineage must not both win.
+        connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"{BACKEND}-memories:{user_id}"})
+        if not _claim(connection, guard_message_id, user_id, now):
+            outcome.already_applied = True
+            return outcome
+        for op, vector in prepared:
+            _apply_one(connection, user_id, op, vector, refs, source_of(op), now, outcome)
+        if outcome.written:
+            connection.execute(insert(EventLog).values(
+                user_id=user_id, backend=BACKEND, kind="noted", created_at=now,
+                detail={"added": outcome.added, "updated": outcome.updated, "retracted": outcome.retracted,
+                        "message_id": str(guard_message_id)},
+            ))
+    return outcome
+
