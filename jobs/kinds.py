@@ -11,3 +11,11 @@ JOB_HANDLERS: dict[str, str] = {
     "mem0.add": "backends.mem0_backend.jobs:run_add",
     "sweep": "jobs.sweep:run_sweep",
 }
+
+PERIODIC_HOOKS: list[str] = []
+"""Functions the scheduler calls periodically, as "module:function"; each takes the Runtime.
+
+Hooks only ENQUEUE work (e.g. end-of-session extraction for idle conversations), so they
+must be cheap and safe to run in several processes at once. A hook that cannot be
+imported is logged once and skipped.
+"""

@@ -1,0 +1,94 @@
+"""`python -m jobs.worker`: run the queue in its own process.
+
+The same loop as the lab's scheduler thread (`jobs.runner.run_until_idle`), so any number
+of workers and lab processes can share one database: the `jobs` table's SKIP LOCKED
+claim and leases decide who runs what. SIGTERM or SIGINT finishes the job in hand and
+exits 0; a second signal exits at once (the job's lease then hands it to another worker).
+Logs name job ids and kinds only, never payload text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from backends.runtime import Runtime, get_runtime
+from jobs.runner import new_worker_id, run_until_idle
+from jobs.scheduler import add_periodic_jobs
+
+log = logging.getLogger("jobs.worker")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m jobs.worker", description=__doc__.splitlines()[0])
+    parser.add_argument("--once", action="store_true", help="run every ready job, then exit")
+    parser.add_argument("--worker-id", default=None, help="name in jobs.locked_by (default: host-pid-random)")
+    parser.add_argument("--kind", action="append", dest="kinds", help="only run jobs of this kind (repeatable)")
+    parser.add_argument(
+        "--no-periodic", action="store_true", help="do not run periodic hooks or enqueue the nightly sweep here"
+    )
+    return parser.parse_args(argv)
+
+
+def _install_signal_handlers(stop: threading.Event) -> None:
+    def _on_signal(signum: int, _frame: FrameType | None) -> None:
+        if stop.is_set():
+            log.warning("second %s: exiting now", signal.Signals(signum).name)
+            raise SystemExit(1)
+        log.info("%s: finishing the current job, then exiting", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+
+
+def _start_periodic(runtime: Runtime) -> BackgroundScheduler:
+    """Hooks and the nightly sweep on a background scheduler; the main thread does the polling."""
+    scheduler = BackgroundScheduler(timezone="UTC")
+    add_periodic_jobs(scheduler, runtime, poll=False)
+    scheduler.start()
+    return scheduler
+
+
+def serve(runtime: Runtime, worker_id: str, stop: threading.Event, kinds: Sequence[str] | None = None) -> int:
+    """Poll until `stop` is set; returns how many jobs ran."""
+    ran = 0
+    while not stop.is_set():
+        batch = run_until_idle(runtime, worker_id, kinds=kinds, should_stop=stop.is_set)
+        ran += batch
+        if batch == 0:
+            stop.wait(runtime.settings.job_poll_seconds)
+    return ran
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    stop = threading.Event()
+    _install_signal_handlers(stop)
+    runtime = get_runtime()
+    worker_id = args.worker_id or new_worker_id()
+    if args.once:
+        ran = run_until_idle(runtime, worker_id, kinds=args.kinds, should_stop=stop.is_set)
+        log.info("worker %s ran %d job(s); exiting", worker_id, ran)
+        return 0
+    periodic = None if args.no_periodic else _start_periodic(runtime)
+    log.info("worker %s ready (poll every %.1fs)", worker_id, runtime.settings.job_poll_seconds)
+    try:
+        ran = serve(runtime, worker_id, stop, args.kinds)
+    finally:
+        if periodic is not None:
+            periodic.shutdown(wait=False)
+    log.info("worker %s stopped after %d job(s)", worker_id, ran)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
