@@ -488,7 +488,7 @@ def _p_owns(m: re.Match) -> Optional[Fact]:
 POSITIVE = {"like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores", "prefer": "prefers"}
 
 
-@rule(r"^i (?:really |absolutely |totally |just |also |still |do |genuinely |especially |truly )*(?P<v>like|love|enjoy|adore|prefer|hate|dislike|detest|loathe|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|can't stand) (?P<x>.+)$|^user (?P<v3>likes|loves|enjoys|adores|prefers|dislikes) (?P<x3>.+)$")
+@rule(r"^i (?:really |absolutely |totally |just |also |still |do |genuinely |especially |truly |actually |now |kinda )*(?P<v>like|love|enjoy|adore|prefer|hate|dislike|detest|loathe|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|can't stand) (?P<x>.+)$|^user (?P<v3>likes|loves|enjoys|adores|prefers|dislikes) (?P<x3>.+)$")
 def _preference(m: re.Match) -> Optional[Fact]:
     v = (m["v"] or m["v3"]).lower()
     x = _clean_value(m["x"] or m["x3"])
@@ -861,13 +861,11 @@ def third_to_first(content: str) -> str:
 def parse_memory(content: str) -> Optional[Fact]:
     """The fact (attribute key) behind an existing memory's text, via the same rules as extraction."""
     first = third_to_first(content).rstrip(" .")
-    fact = match_clause(first)
-    if fact is None:
-        base, phrase = _strip_time(first)
-        fact = match_clause(base)
-        if fact is not None and phrase:
-            fact = replace(fact, key="episodic:" + fact.key, kind="episodic")
-    return fact
+    base, phrase = _strip_time(first)
+    fact = match_clause(base)
+    if fact is not None and phrase and fact.kind != "procedural":
+        return replace(fact, key="episodic:" + fact.key, kind="episodic")
+    return fact if fact is not None else match_clause(first)
 
 
 @dataclass
