@@ -121,19 +121,17 @@ def _progress_facts(text: str) -> list[tuple[str, str, bool]]:
 
 
 def _progress_clause(clause: str) -> list[tuple[str, str, bool]]:
-    out = []
-    if True:
-        if True:
-            sentence = re.sub(r"^(?:ok(?:ay)?|so|update|quick update|good news|also|and)[,:]?\s+", "", clause.strip(), flags=re.I)
-            for pattern, template, tag in PROGRESS_RULES:
-                m = pattern.match(sentence)
-                if m:
-                    x = (m.groupdict().get("x") or m.groupdict().get("y") or "").strip().rstrip(".!")
-                    if x and len(x.split()) <= 15:
-                        key = f"progress:{tag}" + ("" if tag in ("step", "next") else ":" + " ".join(sorted(content_stems(x))))
-                        out.append((key, template.format(x=x), tag in ("step", "next")))
-                    break
-    return out
+    """Progress facts of one clause ('I finished X', 'next I'll Y', 'I'm on step N')."""
+    sentence = re.sub(r"^(?:ok(?:ay)?|so|update|quick update|good news|also|and)[,:]?\s+", "", clause.strip(), flags=re.I)
+    for pattern, template, tag in PROGRESS_RULES:
+        m = pattern.match(sentence)
+        if m:
+            x = (m.groupdict().get("x") or m.groupdict().get("y") or "").strip().rstrip(".!")
+            if x and len(x.split()) <= 15:
+                key = f"progress:{tag}" + ("" if tag in ("step", "next") else ":" + " ".join(sorted(content_stems(x))))
+                return [(key, template.format(x=x), tag in ("step", "next"))]
+            return []
+    return []
 
 
 def _progress_key(line: str) -> Optional[str]:
