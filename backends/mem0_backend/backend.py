@@ -1,0 +1,144 @@
+"""The Mem0 column: Mem0 recalls before the model call and adds after it, as a queued job.
+
+The turn itself is the shared `ChatTurnRunner`, so injection, history and metrics are the
+same bytes as in the other columns; only recall (Mem0's search) and the after-turn work
+(Mem0's add) differ. A `forget` tool lets "forget that ..." in chat reach Mem0's store.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlmodel import Session
+
+from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
+from backends.erasure import erase_conversations
+from backends.mem0_backend import history
+from backends.mem0_backend.jobs import BACKEND, KIND, add_payload
+from backends.mem0_backend.recall import recall
+from backends.mem0_backend.store import Mem0Store, get_store, parse_time
+from backends.runtime import Runtime
+from chat.store import normalise_user_id
+from chat.turn import ChatTurnRunner
+from db.models import Conversation, EventLog, Job, MemoryJob, Message
+
+log = logging.getLogger(__name__)
+
+FORGET_MIN_SIMILARITY = 0.5
+"""A stored memory 'is about' a forget topic from this cosine similarity up (MiniLM: a
+paraphrase of the same fact scores about 0.6-0.9, an unrelated fact under 0.3)."""
+FORGET_CANDIDATES = 20
+
+FORGET_TOOL: dict[str, Any] = {
+    "name": "forget",
+    "description": "Delete what long-term memory holds about a topic, when the user asks you to forget something.",
+    "input_schema": {"type": "object", "properties": {"topic": {"type": "string", "description": "What to forget"}},
+                     "required": ["topic"]},
+}
+
+
+def _record(item: dict[str, Any]) -> MemoryRecord:
+    metadata = item.get("metadata") or {}
+    return MemoryRecord(id=str(item["id"]), content=item.get("memory", ""), created_at=parse_time(item.get("created_at")),
+                        source_message_id=metadata.get("source_message_id"),
+                        extra={"hash": item.get("hash"), "updated_at": item.get("updated_at")})
+
+
+class Mem0Backend(MemoryBackend):
+    name = BACKEND
+    label = "Mem0"
+    description = "mem0ai's open-source Memory: its own extraction, pgvector store and search."
+
+    def __init__(self, runtime: Runtime, store: Mem0Store | None = None) -> None:
+        self.runtime = runtime
+        self._given_store = store
+        self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
+
+    @functools.cached_property
+    def store(self) -> Mem0Store:
+        """Built on first use: the lab can list backends without loading Mem0."""
+        return self._given_store or get_store(self.runtime)
+
+    # -- a turn ------------------------------------------------------------------
+    def prepare_turn(self, context: TurnContext) -> Recall:
+        return recall(self.store, normalise_user_id(context.user_id), context.text, context.knobs)
+
+    def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
+        user_id = normalise_user_id(context.user_id)  # from the session: the tool input never names a user
+        handlers = {"forget": lambda tool_input: self._forget_tool(user_id, tool_input)}
+        return self.runner.run(context, recall, on_text, tools=[FORGET_TOOL], tool_handlers=handlers)
+
+    def after_turn(self, context: TurnContext, result: TurnResult) -> list[int]:
+        """Queue Mem0's add for this turn (the reply is already on screen)."""
+        from jobs.queue import enqueue  # imported here: the queue is only needed once a turn ran
+
+        user_id = normalise_user_id(context.user_id)
+        payload = add_payload(user_id, context.text, result.reply, result.user_message_id or "", result.assistant_message_id)
+        return [enqueue(self.runtime.engine, KIND, payload, user_id=user_id, clock=self.runtime.clock)]
+
+    def _forget_tool(self, user_id: str, tool_input: dict[str, Any]) -> str:
+        topic = str(tool_input.get("topic", "")).strip()
+        if not topic:
+            raise ValueError("topic is required")
+        deleted = self.forget(user_id, topic)
+        if not deleted:
+            return f"Nothing stored matched {topic!r}."
+        return f"Deleted {len(deleted)} memories: " + "; ".join(record.content for record in deleted)
+
+    # -- conversations -----------------------------------------------------------
+    def new_conversation(self, user_id: str) -> None:
+        self.runtime.store.end_conversations(normalise_user_id(user_id), self.name)
+
+    # -- what is stored ----------------------------------------------------------
+    def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
+        """Mem0 keeps live memories only (its add never supersedes), so inactive adds nothing."""
+        return [_record(item) for item in self.store.list(normalise_user_id(user_id))]
+
+    def delete_memory(self, user_id: str, memory_id: str) -> bool:
+        return self.store.delete(normalise_user_id(user_id), memory_id) is not None
+
+    def forget(self, user_id: str, topic: str) -> list[MemoryRecord]:
+        user_id = normalise_user_id(user_id)
+        hits = self.store.search(user_id, topic, top_k=FORGET_CANDIDATES, threshold=FORGET_MIN_SIMILARITY)
+        deleted = [self.store.delete(user_id, hit.id) for hit in hits if hit.similarity >= FORGET_MIN_SIMILARITY]
+        return [_record(item) for item in deleted if item is not None]
+
+    def erase_user(self, user_id: str) -> ErasureReport:
+        """Every copy: queued jobs, turns, Mem0's vectors, Mem0's SQLite history and messages.
+
+        Order matters: jobs first (no add starts afterwards), then the turns (this waits for
+        an add in flight, which holds its message row, see jobs.py), then Mem0's stores.
+        """
+        user_id = normalise_user_id(user_id)
+        engine, deleted = self.runtime.engine, {}
+        with Session(engine) as session:
+            deleted["jobs"] = session.execute(delete(Job).where(Job.user_id == user_id, Job.kind == KIND)).rowcount
+            noted_ids = self._noted_memory_ids(session, user_id)
+            message_ids = select(Message.id).join(Conversation, Conversation.id == Message.conversation_id).where(
+                Conversation.user_id == user_id, Conversation.backend == self.name)
+            deleted["memory_jobs"] = session.execute(
+                delete(MemoryJob).where(MemoryJob.user_id == user_id, MemoryJob.message_id.in_(message_ids))).rowcount
+            session.commit()
+        deleted.update(erase_conversations(engine, user_id, self.name))
+        vectors = self.store.delete_vectors(user_id)
+        deleted.update(vectors["counts"])
+        deleted["mem0_history"] = history.purge_memories(self.store.history_path, set(vectors["ids"]) | noted_ids)
+        deleted["mem0_messages"] = history.purge_messages(self.store.history_path, user_id)
+        return ErasureReport(backend=self.name, user_id=user_id, deleted=deleted)
+
+    def _noted_memory_ids(self, session: Session, user_id: str) -> set[str]:
+        """Ids of every memory Mem0 ever stored for the user (incl. ones deleted since)."""
+        details = session.scalars(select(EventLog.detail).where(
+            EventLog.user_id == user_id, EventLog.backend == self.name, EventLog.kind == "noted"))
+        return {str(m["id"]) for detail in details for m in (detail or {}).get("memories", []) if m.get("id")}
+
+    def all_texts(self, user_id: str) -> list[str]:
+        """Live memories, plus the history file's texts of every memory Mem0 stored for the
+        user and the raw turns it kept: everything erasure must remove."""
+        user_id = normalise_user_id(user_id)
+        with Session(self.runtime.engine) as session:
+            ids = self._noted_memory_ids(session, user_id) | set(self.store.vector_ids(user_id))
+        return self.stored_texts(user_id) + history.texts(self.store.history_path, ids, user_id)

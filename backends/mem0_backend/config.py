@@ -1,0 +1,82 @@
+"""Mem0's configuration dict, built from the lab's settings and runtime (never by hand).
+
+LLM: Anthropic (the real API, or the offline model through its base URL) or Mem0's openai
+provider; embedder: the same local MiniLM folder the lab uses (or OpenAI); vector store:
+Mem0's pgvector store on OUR database; history: a SQLite file inside the data dir.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg.conninfo
+from sqlalchemy import Engine
+
+from backends.mem0_backend.library import mem0_dir
+from settings import Settings
+
+COLLECTION = "mem0_memories"
+
+CUSTOM_PLANS = "-c plan_cache_mode=force_custom_plan"
+"""Mem0 filters with `payload->>%s = %s` (the key is a parameter too). Only a custom plan
+sees 'user_id' as a constant and can match our expression index on payload->>'user_id';
+a cached generic plan (psycopg prepares a statement after 5 runs) could fall back to a
+sequential scan. So every Mem0 connection plans each query with its real parameters."""
+
+
+def connection_string(engine: Engine, options: str = CUSTOM_PLANS) -> str:
+    """libpq keyword conninfo for our database, as Mem0's psycopg3 pool expects.
+
+    The embedded server listens on a Unix socket (`?host=/path` in the URL): libpq takes
+    that as-is, but a URI would mangle `options` (it does not decode '+'), so the URL is
+    turned into keyword form with `options` added by psycopg's own helper.
+    """
+    url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.conninfo.make_conninfo(url, options=options) if options else url
+
+
+def llm_config(settings: Settings) -> dict[str, Any]:
+    if settings.resolved_provider == "openai":
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "unused"
+        return {"provider": "openai", "config": {"model": settings.extraction_model, "api_key": key,
+                                                 "openai_base_url": settings.openai_base_url}}
+    from llm.provider import anthropic_base_url  # starts the offline model when offline
+
+    key = settings.anthropic_api_key.get_secret_value() if settings.anthropic_api_key else "offline"
+    # The anthropic SDK we pin (2.16) no longer takes `temperature`; Mem0 sends it for
+    # haiku-named models unless told not to.
+    return {"provider": "anthropic", "config": {"model": settings.extraction_model, "api_key": key,
+                                                "anthropic_base_url": anthropic_base_url(settings),
+                                                "enable_sampling_parameters": False}}
+
+
+def embedder_config(settings: Settings, dimension: int) -> dict[str, Any]:
+    if settings.embedder == "openai":
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "unused"
+        return {"provider": "openai", "config": {"model": settings.openai_embedding_model, "api_key": key,
+                                                 "openai_base_url": settings.openai_base_url, "embedding_dims": dimension}}
+    from embeddings.local import local_model_path
+
+    return {"provider": "huggingface", "config": {"model": local_model_path(), "embedding_dims": dimension,
+                                                  "model_kwargs": {"device": "cpu"}}}
+
+
+def history_db_path(settings: Settings) -> str:
+    return str(mem0_dir(settings) / "history.db")
+
+
+def mem0_config(settings: Settings, engine: Engine, dimension: int, collection: str = COLLECTION,
+                default_index: bool = False) -> dict[str, Any]:
+    """The dict for `Memory.from_config`. `default_index` keeps Mem0's stock HNSW index."""
+    return {
+        "vector_store": {"provider": "pgvector", "config": {
+            "connection_string": connection_string(engine),
+            "collection_name": collection,
+            "embedding_model_dims": dimension,  # Mem0 does not take it from the embedder
+            "hnsw": default_index,
+            "diskann": False,
+        }},
+        "llm": llm_config(settings),
+        "embedder": embedder_config(settings, dimension),
+        "history_db_path": history_db_path(settings),
+    }

@@ -1,0 +1,46 @@
+"""Mem0's search results as the lab's recall: every candidate with its numbers and fate.
+
+Mem0 is asked for top_k with threshold 0, so `returned` counts what its store gave back
+(the number that exposes a filtered-HNSW shortfall: "3 of 8 came back"), and the lab's
+threshold and token budget are applied here, the same gates the custom pipeline uses, so
+the columns compare like for like.
+"""
+
+from __future__ import annotations
+
+import time
+
+from backends.base import Knobs, Note, Recall
+from backends.mem0_backend.store import Hit, Mem0Store
+from chat.injection import format_notes, note_line
+from llm.tokens import approx_tokens
+
+
+def to_note(hit: Hit) -> Note:
+    note = Note(memory_id=hit.id, kind="semantic", content=hit.text, created_at=hit.created_at,
+                similarity=hit.similarity, score=hit.score)
+    note.tokens = approx_tokens(note_line(note))
+    return note
+
+
+def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
+    """Set each note's status in Mem0's ranking order; returns the injected ones."""
+    budget, injected = knobs.max_memory_tokens, []
+    for note in notes:
+        if (note.similarity or 0.0) < knobs.min_similarity:
+            note.status = "below_threshold"
+        elif note.tokens > budget:
+            note.status = "over_budget"
+        else:
+            note.status, budget = "injected", budget - note.tokens
+            injected.append(note)
+    return injected
+
+
+def recall(store: Mem0Store, user_id: str, query: str, knobs: Knobs) -> Recall:
+    started = time.perf_counter()
+    hits = store.search(user_id, query, top_k=knobs.top_k)
+    notes = [to_note(hit) for hit in hits]
+    injected = select_notes(notes, knobs)
+    return Recall(notes=notes, system_message=format_notes(injected), recall_ms=(time.perf_counter() - started) * 1000,
+                  requested=knobs.top_k, returned=len(hits))
