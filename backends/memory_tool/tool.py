@@ -118,7 +118,7 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
         entries = self.store.listing(path)
         root = canonical_path(path)
         header = f"Here're the files and directories up to 2 levels deep in {root}, excluding hidden items:"
-        total = sum(entry.size for entry in entries if not entry.is_dir)
+        total = sum(entry.size for entry in entries if entry.path.count("/") == root.count("/") + 1)
         lines = [f"{_size(total)}\t{root}"]
         lines += [f"{_size(entry.size)}\t{entry.path}{'/' if entry.is_dir else ''}" for entry in entries]
         return header + "\n" + "\n".join(lines)
@@ -136,12 +136,14 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
             raise ToolError("`old_str` must not be empty: give the exact text to replace.")
         content = self._existing(command.path)
         count = content.count(old)
+        shown = old if len(old) <= 80 else old[:77] + "..."
         if count == 0:
-            raise ToolError(f"No replacement was performed, old_str `{old}` did not appear verbatim in {command.path}.")
+            raise ToolError(f"No replacement was performed, old_str `{shown}` did not appear verbatim in {command.path}.")
         if count > 1:
-            lines = [str(content[:i].count("\n") + 1) for i in _positions(content, old)]
-            raise ToolError(f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
-                            f"{', '.join(lines)}. Please ensure it is unique")
+            lines = sorted({content[:i].count("\n") + 1 for i in _positions(content, old)})
+            listed = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+            raise ToolError(f"No replacement was performed. Multiple occurrences ({count}) of old_str `{shown}` in lines: "
+                            f"{listed}. Please ensure it is unique")
         changed_line = content[:content.find(old)].count("\n")
         updated = content.replace(old, new)
         self.store.write(command.path, updated)
