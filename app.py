@@ -13,36 +13,23 @@ import time
 import streamlit as st
 
 from backends.base import MemoryBackend, TurnContext
-from settings import SettingsError
-from ui import composer, resources, session, sidebar
+from ui import composer, session, sidebar
 from ui.charts import conversation_figure
 from ui.columns import render_result
 from ui.events import last_event_id, noted_since
 from ui.optional import optional_attr
+from ui.page import open_page
 from ui.parallel import run_parallel
 from ui.transcript import open_transcript
 
-st.set_page_config(page_title="Memory Lab", page_icon="🧠", layout="wide")
-session.keep_widget_state()
-st.title("Memory Lab")
-st.caption("One conversation, several long-term memory backends, side by side: what each remembers, "
-           "what it puts back into the prompt, and what that costs.")
-
-# -- start (once per process) ------------------------------------------------------------
-try:
-    runtime = resources.start()
-except SettingsError as error:
-    st.error(f"Configuration problem: {error}")
-    st.stop()
-except Exception as error:  # noqa: BLE001 - one readable line instead of a traceback
-    st.error(f"The lab could not start: {type(error).__name__}: {error}")
-    st.stop()
-
-# -- sidebar: user, controls ------------------------------------------------------------
-user_id = sidebar.user_picker(runtime)
-names = resources.available_backends()
-backends, failed = resources.load_backends(names)
-labels = {name: backends[name].label if name in backends else name for name in names}
+page = open_page(
+    "Memory Lab",
+    "One conversation, several long-term memory backends, side by side: what each remembers, "
+    "what it puts back into the prompt, and what that costs.",
+)
+runtime, user_id, names, backends, failed, labels = (
+    page.runtime, page.user_id, page.names, page.backends, page.failed, page.labels
+)
 controls = sidebar.lab_controls(runtime, names, labels)
 
 if controls.new_conversation:

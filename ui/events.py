@@ -14,7 +14,8 @@ from sqlmodel import Session
 from db.models import EventLog
 
 NOTED_KIND = "noted"
-_TEXT_FIELDS = ("text", "content", "memory", "summary", "message")
+_TEXT_FIELDS = ("text", "content", "memory", "summary")
+_CHANGE_FIELDS = ("added", "updated", "retracted")
 
 
 def last_event_id(engine: Engine, user_id: str) -> int:
@@ -28,6 +29,13 @@ def event_text(detail: dict[str, Any]) -> str:
         value = detail.get(name)
         if isinstance(value, str) and value.strip():
             return value.strip()
+    changes = [
+        f"{name} " + "; ".join(map(str, detail[name]))
+        for name in _CHANGE_FIELDS
+        if isinstance(detail.get(name), list) and detail[name]
+    ]
+    if changes:
+        return " · ".join(changes)
     return ", ".join(f"{key}: {value}" for key, value in detail.items())
 
 

@@ -22,5 +22,12 @@ def lab(runtime, user_id):
     return at
 
 
-def page(name: str) -> AppTest:
-    return AppTest.from_file(str(REPO / "pages" / name), default_timeout=TIMEOUT)
+@pytest.fixture(scope="session", autouse=True)
+def _stop_lab_scheduler():
+    """The lab starts one scheduler per process; stop it before the interpreter exits."""
+    yield
+    from ui import resources
+
+    running = resources.scheduler()
+    if running is not None:
+        running.shutdown(wait=False)

@@ -1,23 +1,158 @@
 """The main page's flows, run in-process by AppTest against the real embedded Postgres and
-the offline model."""
+the offline model (no mocks): replies in every column, the slider cutting a note,
+user isolation, new conversation, the clock, and bad input."""
 
 from __future__ import annotations
 
-from backends.registry import backend_names
+import importlib
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from backends.registry import BACKENDS, backend_names
+from ui.composer import MAX_MESSAGE_CHARS
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = 180
+
+OFFLINE_PREFIX = "[offline model (rule-based)]"
 
 
-def texts(elements) -> list[str]:
-    return [element.value for element in elements]
+def label(name: str) -> str:
+    """A backend's display label, from its class (without building it)."""
+    module, cls = BACKENDS[name].split(":")
+    return getattr(importlib.import_module(module), cls).label
+
+
+def replies(at: AppTest) -> list[str]:
+    return [element.value for element in at.markdown if element.value.startswith(OFFLINE_PREFIX)]
+
+
+def button(at: AppTest, label: str):
+    return next(element for element in at.button if element.label == label)
+
+
+def send(at: AppTest, text: str) -> AppTest:
+    at.chat_input[0].set_value(text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def column_text(at: AppTest, index: int) -> str:
+    """Every markdown and caption text inside one backend column."""
+    column = at.columns[index]
+    return "\n".join(element.value for element in [*column.markdown, *column.caption])
 
 
 def test_message_gets_a_reply_in_every_enabled_column(lab):
-    lab.chat_input[0].set_value("Hello there, I live in Lisbon.").run()
-    assert not lab.exception, lab.exception
+    send(lab, "Hello there, I live in Lisbon.")
     names = backend_names()
-    assert len(lab.columns) >= len(names)
-    replies = [text for text in texts(lab.markdown) if "offline model" in text.lower() or text.startswith("[offline")]
-    assert len(replies) == len(names), texts(lab.markdown)
-    labels = [caption for caption in texts(lab.caption) if caption.startswith("Model: ")]
-    assert labels == ["Model: offline model (rule-based)"] * len(names)
-    assert len(lab.expander) == len(names)
-    assert all(expander.label.startswith("What ") for expander in lab.expander)
+    assert set(names) >= {"none", "custom", "mem0", "memory_tool"}
+    assert len(replies(lab)) == len(names)
+    assert [c.value for c in lab.caption if c.value.startswith("Model: ")] == ["Model: offline model (rule-based)"] * len(names)
+    assert not lab.error, [e.value for e in lab.error]
+    assert sorted(e.label for e in lab.expander) == sorted(f"What {label(name)} did" for name in names)
+    for index in range(len(names)):
+        assert "Hello there, I live in Lisbon." in column_text(lab, index)
+        assert "| input tokens |" in column_text(lab, index)
+    spec = lab.get("plotly_chart")[0].proto.spec
+    assert '"turn"' in spec and "total ms" in spec
+
+
+def test_only_the_enabled_backends_answer(lab):
+    lab.multiselect(key="lab_enabled_backends").set_value(["none"]).run()
+    send(lab, "Just the baseline, please.")
+    assert len(replies(lab)) == 1
+    assert [e.label for e in lab.expander] == ["What No memory (baseline) did"]
+
+
+def test_min_similarity_slider_cuts_the_injected_note(lab):
+    lab.multiselect(key="lab_enabled_backends").set_value(["custom"]).run()
+    lab.slider(key="knob_min_similarity").set_value(0.10).run()
+    send(lab, "I am vegetarian.")
+    assert any(text.startswith("Noted:") and "vegetarian" in text for text in (e.value for e in lab.info)), \
+        [e.value for e in lab.info]
+    button(lab, "New conversation").click().run()
+    assert not replies(lab)
+
+    send(lab, "What should I cook for dinner?")
+    notes = column_text(lab, 0)
+    assert "✅ User is vegetarian" in notes, notes
+    assert "vegetarian" in replies(lab)[-1]
+
+    lab.slider(key="knob_min_similarity").set_value(0.95).run()
+    send(lab, "What should I cook for dinner?")
+    last_turn = column_text(lab, 0).rsplit("What should I cook for dinner?", 1)[1]
+    assert "✅" not in last_turn
+    assert "cut, below threshold: ~~User is vegetarian" in last_turn, last_turn
+    assert "No notes were provided" in replies(lab)[-1]
+
+
+def test_switching_users_isolates_every_column(lab, make_user):
+    send(lab, "My secret hobby is origami.")
+    first_user = lab.session_state["lab_user"]
+    other = make_user("other")
+    lab.run()  # the picker now lists the new user
+    lab.selectbox(key="lab_user_select").set_value(other).run()
+    assert lab.session_state["lab_user"] == other
+    assert not replies(lab)
+    assert all("origami" not in element.value for element in lab.markdown)
+    send(lab, "Hello from the other user.")
+    assert len(replies(lab)) == len(backend_names())
+    lab.selectbox(key="lab_user_select").set_value(first_user).run()
+    texts = [element.value for element in lab.markdown]
+    assert "My secret hobby is origami." in texts
+    assert "Hello from the other user." not in texts
+
+
+def test_a_new_session_shows_the_open_conversation_from_the_database(lab, user_id):
+    send(lab, "Remember that I play the cello.")
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    fresh.session_state["lab_user"] = user_id
+    fresh.run()
+    texts = [element.value for element in fresh.markdown]
+    assert texts.count("Remember that I play the cello.") == len(backend_names())
+
+
+def test_new_user_name_is_validated(lab):
+    lab.text_input(key="lab_new_user").set_value("bad name!").run()
+    button(lab, "Create user").click().run()
+    assert any("is not allowed" in error.value for error in lab.sidebar.error)
+    lab.text_input(key="lab_new_user").set_value("Zoe Test").run()
+    button(lab, "Create user").click().run()
+    assert lab.session_state["lab_user"] == "zoe-test"
+    assert not lab.sidebar.error
+
+
+def test_empty_message_is_ignored_and_huge_paste_is_kept(lab):
+    send(lab, "   ")
+    assert not replies(lab)
+    huge = "lorem ipsum " * (MAX_MESSAGE_CHARS // 10)
+    send(lab, huge)
+    assert not replies(lab)
+    assert any("the limit is 20,000" in error.value for error in lab.error)
+    assert lab.text_area(key="lab_draft_box").value == huge
+    lab.text_area(key="lab_draft_box").set_value("A shorter message.").run()
+    button(lab, "Send this text").click().run()
+    assert not lab.exception, lab.exception
+    assert len(replies(lab)) == len(backend_names())
+    assert not any("the limit is" in error.value for error in lab.error)
+
+
+def test_advancing_the_clock_moves_the_lab_date(lab, runtime):
+    before = runtime.clock.offset
+    try:
+        lab.number_input(key="lab_clock_days").set_value(10).run()
+        button(lab, "Advance the clock").click().run()
+        assert (runtime.clock.offset - before).days == 10
+        assert any("(+10 days)" in caption.value for caption in lab.sidebar.caption)
+    finally:
+        runtime.clock.set_offset(before)
+
+
+def test_incognito_recalls_nothing(lab):
+    lab.multiselect(key="lab_enabled_backends").set_value(["custom"]).run()
+    lab.toggle(key="knob_incognito").set_value(True).run()
+    send(lab, "I am allergic to peanuts.")
+    assert "Recall skipped: incognito" in column_text(lab, 0)
+    assert not any(e.value.startswith("Noted:") for e in lab.info)

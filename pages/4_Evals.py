@@ -1,0 +1,72 @@
+"""Evals: the multi-session eval suite for chosen backends, scores per category, and the
+MIN_SIMILARITY sweep (the threshold's trade-off between recall and noise)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.evals import EvalRunFailed, run_eval, scores_figure, sweep_figure
+from ui.optional import optional_module
+from ui.page import open_page
+
+page = open_page("Evals", "Multi-session eval cases, scored per category, on the configured model.", "📊")
+
+if optional_module("evals.run") is None:
+    st.info("The eval suite is not available yet (no `evals.run` in this checkout).")
+    st.stop()
+
+chosen = st.multiselect("Backends", page.names, default=page.names, format_func=lambda n: page.labels.get(n, n),
+                        key="eval-backends")
+st.caption("Each run starts `python -m evals.run` in a child process on the configured model.")
+
+
+def progress_box(label: str):
+    """A status box and a function that shows the latest progress line in it."""
+    box = st.status(label, expanded=True)
+    line = box.empty()
+    return box, lambda text: line.text(text)
+
+
+if st.button("Run the eval suite", type="primary", disabled=not chosen):
+    box, show = progress_box("Running the eval suite…")
+    try:
+        with box:
+            report = run_eval(chosen, progress=show)
+        box.update(label="Eval suite finished", state="complete", expanded=False)
+        st.session_state["eval-report"] = report
+    except EvalRunFailed as error:
+        box.update(label="Eval suite failed", state="error")
+        st.error(str(error))
+
+if report := st.session_state.get("eval-report"):
+    st.subheader("Scores per category")
+    st.plotly_chart(scores_figure(report["scores"]), key="eval-scores")
+    failures = [case for case in report.get("cases", []) if case.get("failures")]
+    with st.expander(f"Failed checks ({sum(len(c['failures']) for c in failures)})"):
+        for case in failures:
+            st.markdown(f"**{case['id']}** · {case['backend']} · {case['category']}")
+            st.text("\n".join(case["failures"]))
+
+st.divider()
+st.subheader("MIN_SIMILARITY sweep")
+thresholds = st.multiselect("Thresholds", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+                            default=[0.1, 0.3, 0.5, 0.7], key="eval-thresholds")
+if st.button("Run the sweep", disabled=not (chosen and thresholds)):
+    points: dict[float, dict[str, dict[str, float]]] = {}
+    box, show = progress_box("Sweeping MIN_SIMILARITY…")
+    try:
+        with box:
+            for number, threshold in enumerate(sorted(thresholds), start=1):
+                st.write(f"Threshold {threshold:.2f} ({number}/{len(thresholds)})")
+                points[threshold] = run_eval(chosen, threshold, progress=show)["scores"]
+        box.update(label="Sweep finished", state="complete", expanded=False)
+        st.session_state["eval-sweep"] = points
+    except EvalRunFailed as error:
+        box.update(label="Sweep failed", state="error")
+        st.error(str(error))
+
+if points := st.session_state.get("eval-sweep"):
+    categories = sorted({c for scores in points.values() for per in scores.values() for c in per})
+    category = st.selectbox("Category", categories, index=categories.index("overall") if "overall" in categories else 0,
+                            key="eval-sweep-category")
+    st.plotly_chart(sweep_figure(points, category), key="eval-sweep-chart")

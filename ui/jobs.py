@@ -1,0 +1,38 @@
+"""The job queue as the Jobs page shows it, behind guarded imports (the queue may not
+be in this checkout yet). Rows show no payloads: they can hold the user's text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ui.optional import optional_module
+
+
+def queue_api() -> Any | None:
+    return optional_module("jobs.queue")
+
+
+def scheduler_api() -> Any | None:
+    return optional_module("jobs.scheduler")
+
+
+def runner_api() -> Any | None:
+    return optional_module("jobs.runner")
+
+
+def job_row(job: Any) -> dict[str, Any]:
+    """A job without its payload: kind, state, attempts, error, times."""
+    return {
+        "id": job.id,
+        "kind": job.kind,
+        "state": job.state,
+        "attempts": f"{job.attempts}/{job.max_attempts}",
+        "last error": (job.last_error or "")[:300],
+        "created": job.created_at,
+        "finished": job.finished_at,
+    }
+
+
+def visible_to(user_id: str, job: Any) -> bool:
+    """The session's user sees their own jobs and the lab's system jobs (no user)."""
+    return job.user_id is None or job.user_id == user_id
