@@ -7,6 +7,7 @@ folded into the stored summary at once, and the prefix stays stable until the ne
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -33,11 +34,19 @@ def summary_block(summary: str) -> dict[str, Any]:
     return {"type": "text", "text": f"<earlier_conversation_summary>\n{summary}\n</earlier_conversation_summary>"}
 
 
+def _answers_tool(message: Message) -> bool:
+    """A user message carrying tool_result blocks continues a turn: cutting before it would
+    orphan the results from their tool_use (the API rejects that request)."""
+    content = json.loads(message.payload).get("content")
+    return isinstance(content, list) and any(block.get("type") == "tool_result" for block in content)
+
+
 def _fold_point(messages: list[Message], budget: int) -> int | None:
     """Index of the first message to keep, or None when everything fits.
 
     Cuts only before a user message that starts a turn (never between a tool_use and its
-    tool_result), keeping the newest turns within half the budget.
+    tool_result), keeping the newest turns within half the budget; when the newest turn
+    alone is larger than that (a tool-heavy turn), it is kept and everything before it folds.
     """
     costs = [approx_message_tokens({"content": m.text}) for m in messages]
     if sum(costs) <= budget:
@@ -45,9 +54,9 @@ def _fold_point(messages: list[Message], budget: int) -> int | None:
     kept, index = 0, len(messages)
     for i in range(len(messages) - 1, -1, -1):
         kept += costs[i]
-        if kept > budget // 2:
+        if kept > budget // 2 and index < len(messages):
             break
-        if messages[i].role == "user" and not messages[i].text.startswith("[tool"):
+        if messages[i].role == "user" and not messages[i].text.startswith("[tool") and not _answers_tool(messages[i]):
             index = i
     return index if index < len(messages) else None
 

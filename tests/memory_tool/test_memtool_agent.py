@@ -119,3 +119,21 @@ def test_model_failure_persists_nothing(runtime, user_id) -> None:
     result = backend.turn(TurnContext(user_id=user_id, text=PROGRESS))
     assert result.error is not None and "Cannot reach" in result.error
     assert stored_payloads(runtime, result.conversation_id, user_id) == []
+
+
+def test_history_folding_never_orphans_tool_results(runtime, user_id) -> None:
+    """Tool-heavy turns exceed a small history budget: the fold must cut at a turn start."""
+    small = Runtime(settings=load_settings(history_token_budget=400), engine=runtime.engine,
+                    embedder=runtime.embedder, clock=runtime.clock)
+    backend = MemoryToolBackend(small)
+    for text in (PROGRESS, "I live in Pune.", "Next I'll write the matcher.", "Where was I?"):
+        result = backend.turn(TurnContext(user_id=user_id, text=text))
+        assert result.error is None, result.error
+    import uuid
+
+    conversation = uuid.UUID(result.conversation_id)
+    assert small.history.summary_for(conversation) is not None  # the history did fold
+    request = small.history.messages_for_request(user_id, conversation)
+    first_blocks = request[0]["content"]
+    assert request[0]["role"] == "user"
+    assert not any(block.get("type") == "tool_result" for block in first_blocks)
