@@ -28,7 +28,7 @@ from backends.memory_tool.store import MemoryFileStore
 from backends.memory_tool.tool import PostgresMemoryTool
 from backends.runtime import Runtime
 from chat.store import PendingMessage
-from db.models import Conversation, Job, MemoryFile, Message
+from db.models import Job, MemoryFile
 from llm.chat_model import LLMError
 from llm.pricing import estimate_cost
 
@@ -53,7 +53,7 @@ class MemoryToolBackend(MemoryBackend):
 
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
-        return Recall(skipped_reason="the agent recalls by itself, with the memory tool")
+        return Recall()  # nothing injected: the agent recalls by itself, with the memory tool
 
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
         started = time.perf_counter()
@@ -64,7 +64,7 @@ class MemoryToolBackend(MemoryBackend):
         user_message = PendingMessage({"role": "user", "content": context.text})
         result = TurnResult(backend=self.name, reply="", model_label=model.label, recall=recall,
                             conversation_id=str(conversation.id), user_message_id=str(user_message.id))
-        tool = PostgresMemoryTool(self.file_store(user_id))
+        tool = PostgresMemoryTool(self.file_store(user_id), enabled=not context.knobs.incognito)
         try:
             history = self.runtime.history.messages_for_request(user_id, conversation.id)
             run = self._run_agent(history + [user_message.payload], tool, on_text)
@@ -196,14 +196,6 @@ class MemoryToolBackend(MemoryBackend):
                 delete(Job).where(Job.user_id == user_id, Job.kind.startswith(JOB_KIND_PREFIX))).rowcount
             session.commit()
         return ErasureReport(backend=self.name, user_id=user_id, deleted=deleted)
-
-    def all_texts(self, user_id: str) -> list[str]:
-        """Every text kept about the user: file lines plus this backend's messages."""
-        with Session(self.runtime.engine) as session:
-            messages = list(session.scalars(
-                select(Message.text).join(Conversation, Conversation.id == Message.conversation_id)
-                .where(Message.user_id == user_id, Conversation.backend == self.name)))
-        return self.stored_texts(user_id) + messages
 
     def sweep(self) -> dict[str, int]:
         ttl = self.runtime.settings.memory_file_ttl_days

@@ -64,9 +64,12 @@ def _require(value: Any, name: str, kind: type) -> Any:
 class PostgresMemoryTool(BetaAbstractMemoryTool):
     """One user's /memories for one turn (a new instance per turn keeps the records apart)."""
 
-    def __init__(self, store: MemoryFileStore) -> None:
+    def __init__(self, store: MemoryFileStore, enabled: bool = True) -> None:
         super().__init__()
         self.store = store
+        self.enabled = enabled
+        """False for an incognito turn: the tool stays offered (same cached prefix, and replayed
+        tool_use blocks stay valid) but every command is refused, so nothing is read or written."""
         self.calls: list[ToolCall] = []
         self.read_texts: list[str] = []
 
@@ -76,6 +79,9 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
         command = payload.get("command")
         path = payload.get("path", payload.get("old_path"))
         try:
+            if not self.enabled:
+                raise ToolError("Memory is off for this turn (incognito): nothing can be read or saved. "
+                                "Answer without memory.")
             if command not in COMMANDS:
                 raise ToolError(f"Unknown command {command!r}: use one of {', '.join(COMMANDS)}.")
             result = str(super().call(payload))

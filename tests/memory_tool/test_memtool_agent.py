@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from backends.base import TurnContext
+from backends.base import Knobs, TurnContext
 from backends.memory_tool.backend import MemoryToolBackend
 from backends.runtime import Runtime
 from offline_model import REPLY_PREFIX
@@ -137,3 +137,14 @@ def test_history_folding_never_orphans_tool_results(runtime, user_id) -> None:
     first_blocks = request[0]["content"]
     assert request[0]["role"] == "user"
     assert not any(block.get("type") == "tool_result" for block in first_blocks)
+
+
+def test_incognito_turn_reads_and_writes_nothing(runtime, backend, user_id) -> None:
+    turn(backend, user_id, PROGRESS)
+    before = backend.stored_texts(user_id)
+    result = backend.turn(TurnContext(user_id=user_id, text="I live in Pune. Where was I?",
+                                      knobs=Knobs(incognito=True)))
+    assert result.error is None
+    assert result.read_texts == [] and result.tool_calls and all(c.is_error for c in result.tool_calls)
+    assert "incognito" in result.tool_calls[0].result
+    assert backend.stored_texts(user_id) == before
