@@ -12,7 +12,9 @@ JOB_HANDLERS: dict[str, str] = {
     "sweep": "jobs.sweep:run_sweep",
 }
 
-PERIODIC_HOOKS: list[str] = []
+PERIODIC_HOOKS: list[str] = [
+    "backends.custom.jobs:end_idle_sessions",  # end-of-session extraction (EXTRACT_WHEN=session)
+]
 """Functions the scheduler calls periodically, as "module:function"; each takes the Runtime.
 
 Hooks only ENQUEUE work (e.g. end-of-session extraction for idle conversations), so they

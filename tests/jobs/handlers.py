@@ -44,6 +44,16 @@ def create_tables(engine: Engine) -> None:
             connection.execute(text(statement))
 
 
+def applications(runtime: Runtime, job_ids: list[int]) -> dict[int, int]:
+    """job id -> how many times its handler's writes were applied (the tests' ground truth)."""
+    with runtime.engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT job_id, count(*) FROM test_job_applications WHERE job_id = ANY(:ids) GROUP BY job_id"),
+            {"ids": job_ids},
+        ).all()
+    return {int(job_id): int(count) for job_id, count in rows}
+
+
 def _apply(connection: Any, job_id: int) -> None:
     connection.execute(
         text("INSERT INTO test_job_applications (job_id, pid, thread) VALUES (:job_id, :pid, :thread)"),

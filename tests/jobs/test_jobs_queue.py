@@ -6,6 +6,7 @@ tests sharing the database never interfere.
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from sqlalchemy import text
@@ -14,6 +15,7 @@ from clock import Clock
 from jobs import queue
 
 LEASE = 30.0
+SHORT_LEASE = 0.5
 
 
 def test_enqueue_claim_complete(engine, user_id, test_clock: Clock) -> None:
@@ -111,12 +113,13 @@ def test_permanent_failure_dead_letters_at_once(engine, user_id, test_clock: Clo
 
 
 def test_expired_lease_is_reclaimed_and_old_holder_cannot_complete(engine, user_id, test_clock: Clock) -> None:
+    """Leases run on the database's clock (real time), so this one waits a short lease out."""
     job_id = queue.enqueue(engine, "k", {}, user_id=user_id, clock=test_clock)
-    queue.claim(engine, "dying", test_clock, LEASE, user_id=user_id)
+    queue.claim(engine, "dying", test_clock, SHORT_LEASE, user_id=user_id)
 
-    test_clock.advance(seconds=LEASE - 1)
+    test_clock.advance(days=30)  # a time-travelling process must not steal a live lease
     assert queue.claim(engine, "other", test_clock, LEASE, user_id=user_id) == []
-    test_clock.advance(seconds=2)
+    time.sleep(SHORT_LEASE + 0.2)
     [job] = queue.claim(engine, "other", test_clock, LEASE, user_id=user_id)
     assert (job.id, job.attempts, job.locked_by) == (job_id, 2, "other")
     assert job.last_error == "lease of dying expired"
@@ -128,22 +131,35 @@ def test_expired_lease_is_reclaimed_and_old_holder_cannot_complete(engine, user_
 
 def test_heartbeat_keeps_a_long_job(engine, user_id, test_clock: Clock) -> None:
     job_id = queue.enqueue(engine, "k", {}, user_id=user_id, clock=test_clock)
-    queue.claim(engine, "slow", test_clock, LEASE, user_id=user_id)
-    test_clock.advance(seconds=LEASE - 5)
-    assert queue.extend_lease(engine, job_id, "slow", test_clock, LEASE) is True
-    test_clock.advance(seconds=10)  # past the first lease, inside the extended one
+    queue.claim(engine, "slow", test_clock, SHORT_LEASE, user_id=user_id)
+    time.sleep(SHORT_LEASE * 0.6)
+    assert queue.extend_lease(engine, job_id, "slow", test_clock, SHORT_LEASE) is True
+    time.sleep(SHORT_LEASE * 0.6)  # past the first lease, inside the extended one
     assert queue.claim(engine, "other", test_clock, LEASE, user_id=user_id) == []
     assert queue.extend_lease(engine, job_id, "other", test_clock, LEASE) is False
+    assert queue.leased_count(engine, user_id=user_id) == 1
 
 
 def test_worker_dying_on_last_attempt_dead_letters(engine, user_id, test_clock: Clock) -> None:
     job_id = queue.enqueue(engine, "k", {}, user_id=user_id, clock=test_clock, max_attempts=1)
-    queue.claim(engine, "dying", test_clock, LEASE, user_id=user_id)
-    test_clock.advance(seconds=LEASE + 1)
+    queue.claim(engine, "dying", test_clock, SHORT_LEASE, user_id=user_id)
+    time.sleep(SHORT_LEASE + 0.2)
+    assert queue.leased_count(engine, user_id=user_id) == 0
     assert queue.claim(engine, "other", test_clock, LEASE, user_id=user_id) == []
     dead = queue.get_job(engine, job_id)
     assert (dead.state, dead.attempts) == ("dead", 1)
     assert "dying" in dead.last_error and "expired" in dead.last_error
+
+
+def test_immediate_jobs_are_ready_whatever_the_clock_offset(engine, user_id, test_clock: Clock) -> None:
+    """A lab that advanced its clock queues work a worker on real time must still run."""
+    test_clock.advance(days=10)
+    immediate = queue.enqueue(engine, "k", {}, user_id=user_id, clock=test_clock)
+    delayed = queue.enqueue(engine, "k", {}, user_id=user_id, clock=test_clock, run_after=test_clock.now() + timedelta(minutes=1))
+    real_time = Clock()
+    assert [job.id for job in queue.claim(engine, "w", real_time, LEASE, limit=5, user_id=user_id)] == [immediate]
+    test_clock.advance(seconds=61)
+    assert [job.id for job in queue.claim(engine, "w", test_clock, LEASE, limit=5, user_id=user_id)] == [delayed]
 
 
 def test_counts_recent_and_user_deletion(engine, make_user, test_clock: Clock) -> None:
