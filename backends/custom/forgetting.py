@@ -25,8 +25,11 @@ EXPIRED_GRACE = timedelta(days=7)
 STALE_EPISODIC_AFTER = timedelta(days=180)
 STALE_EPISODIC_IMPORTANCE = 0.3
 INACTIVE_KEPT_FOR = timedelta(days=90)
-FORGET_MIN_SIMILARITY = 0.45
-"""A forget request names a topic ("my city"), not a query: delete only clear matches."""
+FORGET_MIN_SIMILARITY = 0.25
+FORGET_MARGIN = 0.10
+"""A forget topic is short ("where I live" vs "User lives in Pune." scores 0.29 with MiniLM),
+so the floor is low; deleting only matches within a margin of the best one keeps "I live in
+Pune" (0.76) from also taking "User is in Goa this week" (0.41) with it."""
 FORGET_CANDIDATES = 10
 
 
@@ -72,7 +75,7 @@ def delete_memory(engine: Engine, user_id: str, memory_id: str, now: datetime) -
 
 
 def forget(engine: Engine, embedder: Embedder, user_id: str, topic: str, now: datetime,
-           min_similarity: float = FORGET_MIN_SIMILARITY) -> list[MemoryRecord]:
+           min_similarity: float = FORGET_MIN_SIMILARITY, margin: float = FORGET_MARGIN) -> list[MemoryRecord]:
     """Recall the topic among THIS user's live memories and delete each matched lineage whole.
 
     Returns the deleted rows (every version), so the caller can say what was forgotten.
@@ -81,8 +84,9 @@ def forget(engine: Engine, embedder: Embedder, user_id: str, topic: str, now: da
         return []
     vector = embed_one(embedder, topic)
     with Session(engine) as session:
-        matches = [memory_id for memory_id, similarity in
-                   nearest_live_memories(session.connection(), user_id, vector, now, FORGET_CANDIDATES) if similarity >= min_similarity]
+        nearest = nearest_live_memories(session.connection(), user_id, vector, now, FORGET_CANDIDATES)
+        floor = max(min_similarity, (nearest[0][1] - margin) if nearest else min_similarity)
+        matches = [memory_id for memory_id, similarity in nearest if similarity >= floor]
         lineages = list(set(session.scalars(
             select(Memory.lineage_id).where(Memory.user_id == user_id, Memory.id.in_([uuid.UUID(m) for m in matches]))
         )))
