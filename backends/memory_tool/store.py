@@ -70,9 +70,13 @@ class MemoryFileStore:
             return self._has_children(session, path)
 
     def read(self, path: str) -> str:
-        """A file's content; stamps `last_read_at` (what the TTL sweep looks at)."""
+        """A file's content; stamps `last_read_at` (what the TTL sweep looks at). Raises a
+        ToolError when no such file exists (the path may still be a directory)."""
         path = canonical_path(path)
         with Session(self.engine) as session:
+            # last_read_at only feeds the TTL sweep: losing the last few stamps in a crash is
+            # harmless, so this commit does not wait for the WAL flush (a view is a read).
+            session.execute(text("SET LOCAL synchronous_commit = off"))
             found = session.execute(
                 update(MemoryFile)
                 .where(MemoryFile.user_id == self.user_id, MemoryFile.path == path)

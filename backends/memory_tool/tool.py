@@ -24,7 +24,7 @@ from anthropic.types.beta import (
 )
 
 from backends.base import ToolCall
-from backends.memory_tool.paths import canonical_path
+from backends.memory_tool.paths import MEMORY_ROOT, canonical_path
 from backends.memory_tool.store import MemoryFileStore
 
 TOOL_NAME = "memory"
@@ -105,9 +105,14 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
     # -- the six commands ------------------------------------------------------
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         path = command.path
-        if self.store.is_dir(path):
+        if canonical_path(path) == MEMORY_ROOT:
             return self._listing(path)
-        content = self.store.read(path)
+        try:
+            content = self.store.read(path)  # files first: one round trip for the common case
+        except ToolError:
+            if self.store.is_dir(path):
+                return self._listing(path)
+            raise
         lines = content.split("\n")
         first, shown = 1, lines
         view_range = getattr(command, "view_range", None)
