@@ -70,6 +70,7 @@ class MemoryToolBackend(MemoryBackend):
             run = self._run_agent(history + [user_message.payload], tool, on_text)
         except LLMError as error:
             result.error = str(error)
+            result.timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
         else:
             self._finish(result, run, started)
             pending = [user_message, *self._exchange(run)]
@@ -77,8 +78,6 @@ class MemoryToolBackend(MemoryBackend):
             store.append(conversation.id, user_id, pending)
             result.assistant_message_id = str(pending[-1].id)
         result.tool_calls, result.read_texts = tool.calls, tool.read_texts
-        if result.error is not None:
-            result.timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
         return result
 
     def _run_agent(self, messages: list[dict[str, Any]], tool: PostgresMemoryTool,
@@ -106,7 +105,7 @@ class MemoryToolBackend(MemoryBackend):
         stop note is persisted as the assistant's message (labelled, not invented content)
         so the next user message can follow it.
         """
-        messages = [PendingMessage(message) for message in run.messages]
+        messages = [PendingMessage(_non_empty(message)) for message in run.messages]
         if run.hit_cap:
             limit = self.runtime.settings.agent_max_iterations
             messages.append(PendingMessage({"role": "assistant", "content": [{"type": "text", "text": cap_message(limit)}]}))
@@ -200,3 +199,10 @@ class MemoryToolBackend(MemoryBackend):
     def sweep(self) -> dict[str, int]:
         ttl = self.runtime.settings.memory_file_ttl_days
         return {"expired_files": expire_unused_files(self.runtime.engine, self.runtime.clock, ttl)}
+
+
+def _non_empty(message: dict[str, Any]) -> dict[str, Any]:
+    """The API rejects a replayed message with no content or blank text, which would break
+    every later turn of the conversation; an empty reply is stored as a visible marker."""
+    blocks = [b for b in message["content"] if b.get("type") != "text" or str(b.get("text", "")).strip()]
+    return {**message, "content": blocks or [{"type": "text", "text": "(empty reply)"}]}

@@ -91,3 +91,12 @@ def test_function_tool_loop_stops_at_the_cap(runtime, user_id) -> None:
     result = backend.turn(TurnContext(user_id=user_id, text="Hello"))
     assert len(model.requests) == 3 and len(result.tool_calls) == 3
     assert result.error is not None and "after 3 steps" in result.error
+
+
+def test_an_empty_reply_is_stored_as_a_marker(runtime, user_id) -> None:
+    model = ScriptedModel([""])
+    backend = MemoryToolBackend(runtime_with(runtime, model))
+    result = backend.turn(TurnContext(user_id=user_id, text="Hello"))
+    assert result.error is None and result.reply == ""
+    payloads = [json.loads(m.payload) for m in runtime.store.load_messages(uuid.UUID(result.conversation_id), user_id)]
+    assert payloads[-1] == {"role": "assistant", "content": [{"type": "text", "text": "(empty reply)"}]}
