@@ -39,7 +39,28 @@ class AgentRun:
 
     @property
     def text(self) -> str:
-        return "\n\n".join(part for part in self.texts if part.strip())
+        return "\n\n".join(part for part in self.texts if part)
+
+
+class _StepStream:
+    """Forwards streamed text, with the same blank line between steps' texts that
+    `AgentRun.text` puts there, so what the lab streamed equals the reply it gets."""
+
+    def __init__(self, on_text: TextCallback | None) -> None:
+        self.on_text = on_text
+        self.emitted = False
+        self.step_started = False
+
+    def new_step(self) -> None:
+        self.step_started = False
+
+    def __call__(self, chunk: str) -> None:
+        if self.on_text is None or not chunk:
+            return
+        if self.emitted and not self.step_started:
+            self.on_text("\n\n")
+        self.step_started = self.emitted = True
+        self.on_text(chunk)
 
 
 def _block_param(block: Any) -> dict[str, Any]:
@@ -61,13 +82,14 @@ def run_sdk_agent(
         thread=False,  # send the whole (persisted) history every step: append-only, so the prompt cache hits
         cache_control=CACHE_CONTROL, betas=[MEMORY_TOOL_BETA, SYSTEM_MESSAGE_BETA],
     )
+    forward = _StepStream(on_text)
     try:
         for stream in runner:
+            forward.new_step()
             for chunk in stream.text_stream:
                 if run.ttft_ms is None:
                     run.ttft_ms = (time.perf_counter() - started) * 1000
-                if on_text is not None:
-                    on_text(chunk)
+                forward(chunk)
             message = stream.get_final_message()
             run.model_calls += 1
             run.usage = run.usage + usage_from(message.usage)
@@ -89,9 +111,10 @@ def run_function_agent(
     max_iterations: int, on_text: TextCallback | None = None,
 ) -> AgentRun:
     """The same loop for providers without the memory tool type (OpenAI-compatible)."""
-    run = AgentRun()
+    run, forward = AgentRun(), _StepStream(on_text)
     for _ in range(max_iterations):
-        response = model.chat(system, messages + run.messages, tools=[MEMORY_FUNCTION_TOOL], on_text=on_text,
+        forward.new_step()
+        response = model.chat(system, messages + run.messages, tools=[MEMORY_FUNCTION_TOOL], on_text=forward,
                               max_tokens=MAX_TOKENS)
         run.model_calls += 1
         run.usage = run.usage + response.usage

@@ -22,7 +22,7 @@ class ScriptedModel:
 
     provider, model, label = "openai", "scripted", "scripted (test)"
 
-    def __init__(self, script: list[dict[str, Any] | str]) -> None:
+    def __init__(self, script: list[dict[str, Any] | tuple[str, dict[str, Any]] | str]) -> None:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
 
@@ -34,8 +34,12 @@ class ScriptedModel:
             if on_text:
                 on_text(step)
             return ChatResponse(text=step, content=[{"type": "text", "text": step}], usage=usage, stop_reason="end_turn")
+        text, step = step if isinstance(step, tuple) else ("", step)
+        if text and on_text:
+            on_text(text)
         call = {"type": "tool_use", "id": f"call_{len(self.requests)}", "name": "memory", "input": step}
-        return ChatResponse(text="", content=[call], usage=usage, stop_reason="tool_use")
+        content = ([{"type": "text", "text": text}] if text else []) + [call]
+        return ChatResponse(text=text, content=content, usage=usage, stop_reason="tool_use")
 
     def parse(self, *args, **kwargs):
         return None
@@ -100,3 +104,11 @@ def test_an_empty_reply_is_stored_as_a_marker(runtime, user_id) -> None:
     assert result.error is None and result.reply == ""
     payloads = [json.loads(m.payload) for m in runtime.store.load_messages(uuid.UUID(result.conversation_id), user_id)]
     assert payloads[-1] == {"role": "assistant", "content": [{"type": "text", "text": "(empty reply)"}]}
+
+
+def test_streamed_text_equals_the_reply_across_steps(runtime, user_id) -> None:
+    model = ScriptedModel([("Let me check my notes.", {"command": "view", "path": "/memories"}), "Nothing saved yet."])
+    backend = MemoryToolBackend(runtime_with(runtime, model))
+    chunks: list[str] = []
+    result = backend.turn(TurnContext(user_id=user_id, text="What do you know?"), on_text=chunks.append)
+    assert result.reply == "Let me check my notes.\n\nNothing saved yet." == "".join(chunks)
