@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from anthropic.lib.tools import ToolError
 
 from backends.base import Knobs, TurnContext
 from backends.memory_tool.backend import MemoryToolBackend
+from backends.memory_tool.tool import PostgresMemoryTool
 from backends.runtime import Runtime
 from offline_model import REPLY_PREFIX
 from settings import load_settings
+from tests.memory_tool.conftest import snapshot
 
 PROGRESS = "I'm building a Rust CLI called quickgrep; I finished the argument parser."
 
@@ -82,18 +85,25 @@ def test_user_b_never_sees_user_a_files(runtime, backend, make_user) -> None:
     a_texts = backend.stored_texts(user_a)
     assert any("quickgrep" in text for text in a_texts)
 
+    a_rows = snapshot(runtime.engine, user_a)
     assert backend.list_memories(user_b) == [] and backend.stored_texts(user_b) == []
     b_store = backend.file_store(user_b)
     assert b_store.listing("/memories") == []
-    a_paths = [f.path for f in backend.file_store(user_a).files()]
-    for path in a_paths:
+    b_tool = PostgresMemoryTool(b_store)
+    for path in [row[1] for row in a_rows]:
         assert b_store.get(path) is None and not b_store.is_dir(path)
+        with pytest.raises(ToolError, match="does not exist"):
+            b_tool.call({"command": "view", "path": path})
+        with pytest.raises(ToolError, match="does not exist"):
+            b_tool.call({"command": "str_replace", "path": path, "old_str": "quickgrep", "new_str": "x"})
+    assert b_tool.read_texts == []
 
     result = turn(backend, user_b, "Where was I with my project?")
     assert result.read_texts == []
     assert "quickgrep" not in result.reply and "argument parser" not in result.reply
     assert all("quickgrep" not in c.result for c in result.tool_calls)
-    assert backend.stored_texts(user_a) == a_texts  # and A's files are untouched
+    assert snapshot(runtime.engine, user_a) == a_rows  # A's rows untouched, last_read_at included
+    assert backend.stored_texts(user_a) == a_texts
 
 
 @pytest.mark.parametrize("limit", [1, 2])
