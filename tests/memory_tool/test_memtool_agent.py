@@ -4,6 +4,7 @@ offline model's memory-agent policy on loopback."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from anthropic.lib.tools import ToolError
@@ -14,7 +15,7 @@ from backends.memory_tool.tool import PostgresMemoryTool
 from backends.runtime import Runtime
 from offline_model import REPLY_PREFIX
 from settings import load_settings
-from tests.memory_tool.conftest import snapshot
+from tests.memory_tool.helpers import snapshot
 
 PROGRESS = "I'm building a Rust CLI called quickgrep; I finished the argument parser."
 
@@ -26,8 +27,6 @@ def turn(backend: MemoryToolBackend, user_id: str, text: str, chunks: list[str] 
 
 
 def stored_payloads(runtime: Runtime, conversation_id: str, user_id: str) -> list[dict]:
-    import uuid
-
     return [json.loads(m.payload) for m in runtime.store.load_messages(uuid.UUID(conversation_id), user_id)]
 
 
@@ -139,8 +138,6 @@ def test_history_folding_never_orphans_tool_results(runtime, user_id) -> None:
     for text in (PROGRESS, "I live in Pune.", "Next I'll write the matcher.", "Where was I?"):
         result = backend.turn(TurnContext(user_id=user_id, text=text))
         assert result.error is None, result.error
-    import uuid
-
     conversation = uuid.UUID(result.conversation_id)
     assert small.history.summary_for(conversation) is not None  # the history did fold
     request = small.history.messages_for_request(user_id, conversation)

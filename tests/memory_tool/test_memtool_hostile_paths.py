@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from anthropic.lib.tools import ToolError
 
-from tests.memory_tool.conftest import snapshot
+from tests.memory_tool.helpers import snapshot
 
 HOSTILE_PATHS = [
     "/memories/../../etc/passwd",

@@ -8,7 +8,7 @@ from sqlmodel import Session
 from backends.base import TurnContext
 from backends.memory_tool.backend import MemoryToolBackend
 from db.models import Conversation, Job, Message
-from tests.memory_tool.conftest import snapshot
+from tests.memory_tool.helpers import snapshot
 
 PROFILE = "# User profile\n- Lives in Pune\n\n- Has a dog named Rex\n- Likes green tea\n"
 

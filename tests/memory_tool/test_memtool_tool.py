@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from backends.memory_tool.store import MAX_FILE_CHARS, MAX_FILES_PER_USER
 from db.models import MemoryFile
-from tests.memory_tool.conftest import snapshot
+from tests.memory_tool.helpers import snapshot
 
 
 def test_create_view_and_last_read_at(runtime, user_id, make_tool) -> None:
