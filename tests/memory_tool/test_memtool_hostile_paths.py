@@ -3,9 +3,12 @@ no other user's file touched (compared byte for byte, timestamps included)."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from anthropic.lib.tools import ToolError
 
+from backends.memory_tool.store import MemoryFileStore
 from tests.memory_tool.helpers import snapshot
 
 HOSTILE_PATHS = [
@@ -73,10 +76,6 @@ def commands_for(path: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def victim_and_attacker(runtime):
-    import uuid
-
-    from backends.memory_tool.store import MemoryFileStore
-
     victim = runtime.store.ensure_user(f"victim-{uuid.uuid4().hex[:10]}")
     attacker = runtime.store.ensure_user(f"attacker-{uuid.uuid4().hex[:10]}")
     victim_store = MemoryFileStore(runtime.engine, victim, runtime.clock)
