@@ -46,8 +46,17 @@ def enqueue_sweep(runtime: Runtime) -> int:
 def poll_queue(
     runtime: Runtime, worker_id: str, should_stop: Callable[[], bool] = lambda: False, kinds: Sequence[str] | None = None
 ) -> int:
-    """One poll tick: run ready jobs until none is ready (or the scheduler stops)."""
-    return run_until_idle(runtime, worker_id, kinds=kinds, should_stop=should_stop)
+    """One poll tick: run ready jobs until none is ready (or the scheduler stops).
+
+    A database error (server restarting, connection dropped) ends the tick, logged by type
+    only (SQL errors quote their parameters, which can be user text); the next tick
+    retries, and a job caught mid-way is re-claimed when its lease runs out.
+    """
+    try:
+        return run_until_idle(runtime, worker_id, kinds=kinds, should_stop=should_stop)
+    except Exception as error:  # noqa: BLE001 - the loop must outlive a database hiccup
+        log.error("queue poll by %s failed (%s); retrying at the next tick", worker_id, type(error).__name__)
+        return 0
 
 
 def resolve_hooks(paths: Sequence[str] | None = None) -> dict[str, Hook]:

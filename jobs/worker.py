@@ -1,6 +1,6 @@
 """`python -m jobs.worker`: run the queue in its own process.
 
-The same loop as the lab's scheduler thread (`jobs.runner.run_until_idle`), so any number
+The same loop as the lab's scheduler thread (`jobs.scheduler.poll_queue`), so any number
 of workers and lab processes can share one database: the `jobs` table's SKIP LOCKED
 claim and leases decide who runs what. SIGTERM or SIGINT finishes the job in hand and
 exits 0; a second signal exits at once (the job's lease then hands it to another worker).
@@ -21,7 +21,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from backends.runtime import Runtime, get_runtime
 from jobs.runner import new_worker_id, run_until_idle
-from jobs.scheduler import add_periodic_jobs
+from jobs.scheduler import add_periodic_jobs, poll_queue
 
 log = logging.getLogger("jobs.worker")
 
@@ -61,7 +61,7 @@ def serve(runtime: Runtime, worker_id: str, stop: threading.Event, kinds: Sequen
     """Poll until `stop` is set; returns how many jobs ran."""
     ran = 0
     while not stop.is_set():
-        batch = run_until_idle(runtime, worker_id, kinds=kinds, should_stop=stop.is_set)
+        batch = poll_queue(runtime, worker_id, stop.is_set, kinds)
         ran += batch
         if batch == 0:
             stop.wait(runtime.settings.job_poll_seconds)
@@ -78,7 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     runtime = get_runtime()
     worker_id = args.worker_id or new_worker_id()
     if args.once:
-        ran = run_until_idle(runtime, worker_id, kinds=args.kinds, should_stop=stop.is_set)
+        try:
+            ran = run_until_idle(runtime, worker_id, kinds=args.kinds, should_stop=stop.is_set)
+        except Exception as error:  # noqa: BLE001 - type only: SQL errors quote user text
+            log.error("worker %s: queue failed (%s)", worker_id, type(error).__name__)
+            return 1
         log.info("worker %s ran %d job(s); exiting", worker_id, ran)
         return 0
     periodic = None if args.no_periodic else _start_periodic(runtime)

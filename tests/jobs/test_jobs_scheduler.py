@@ -111,3 +111,15 @@ def test_run_sweep_directly_counts_per_backend(isolated_runtime, monkeypatch) ->
     result = run_sweep(isolated_runtime, {}, 0)
     assert result["backends"] == {"counting": {"expired": 2, "decayed": 1}}
     assert result["failed_backends"] == []
+
+
+def test_a_database_error_ends_the_poll_tick_not_the_loop(runtime, caplog) -> None:
+    from sqlalchemy import create_engine
+
+    unreachable = create_engine("postgresql+psycopg://nobody@/nodb?host=/nonexistent-socket-dir-7311")
+    broken = Runtime(settings=runtime.settings, engine=unreachable, embedder=runtime.embedder, clock=Clock())
+    caplog.set_level(logging.ERROR, logger="jobs.scheduler")
+    assert scheduler.poll_queue(broken, "w-broken") == 0
+    assert [record.getMessage() for record in caplog.records] == [
+        "queue poll by w-broken failed (OperationalError); retrying at the next tick"
+    ]

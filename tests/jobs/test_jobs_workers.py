@@ -144,3 +144,15 @@ def test_worker_dying_after_commit_before_complete_writes_once(runtime, user_id,
     job = queue.get_job(runtime.engine, job_id)
     assert (job.state, job.attempts, job.result) == ("done", 2, {"skipped": "already processed"})
     assert applications(runtime, [job_id]) == {job_id: 1}
+
+
+def test_worker_log_keeps_user_text_out_even_when_a_handler_quotes_it(runtime, user_id) -> None:
+    """The failing handler puts the payload text in its exception: the table keeps it, the log does not."""
+    job_id = queue.enqueue(runtime.engine, "test.fail", {"text": CANARY}, user_id=user_id)
+    worker = WorkerProcess("--once", "--kind", "test.fail")
+    assert worker.process.wait(90) == 0
+    worker.stop()
+    assert f"job {job_id} test.fail failed (RuntimeError)" in worker.log
+    assert CANARY not in worker.log
+    job = queue.get_job(runtime.engine, job_id)
+    assert job.state == "queued" and CANARY in job.last_error
