@@ -9,6 +9,7 @@ page was drawn) still finds its line if it moved, and never deletes a different 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,7 +20,8 @@ from db.models import MemoryFile
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
     "a an the my me i i'm im you your our we us about that this those these of to for in on at and or is are was "
-    "were be been it its with what everything anything all any know knew remember note notes memory memories".split()
+    "were be been it its with what everything anything all any know knew remember note notes memory memories "
+    "please forget delete remove erase".split()
 )
 
 
@@ -75,9 +77,12 @@ def topic_words(topic: str) -> set[str]:
 
 
 def line_matches(line: str, words: set[str]) -> bool:
-    """A line is about a topic when it contains every content word of it (prefix match, so
-    'dog' finds 'dogs'). Markdown headings are structure, not memories: never matched."""
+    """A line is about a topic when it holds at least two thirds of the topic's content words
+    (all of one or two; prefix match, so 'dog' finds 'dogs'): a line that paraphrases the
+    topic still goes, a line sharing one word of a longer topic stays. Markdown headings are
+    structure, not memories: never matched."""
     if not words or line.lstrip().startswith("#"):
         return False
     line_words = _WORD.findall(line.lower())
-    return all(any(candidate.startswith(word) for candidate in line_words) for word in words)
+    found = sum(any(candidate.startswith(word) for candidate in line_words) for word in words)
+    return found >= math.ceil(2 * len(words) / 3)

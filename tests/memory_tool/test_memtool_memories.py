@@ -55,6 +55,9 @@ def test_forget_deletes_matching_lines_and_empty_files(backend, user_id) -> None
     assert store.get("/memories/pets.md") is None  # only a heading was left
     assert store.get("/memories/user_profile.md").content == "# User profile\n- Lives in Pune\n\n- Likes green tea\n"
     assert backend.forget(user_id, "the") == []  # no content words: nothing matches everything
+    # Two of three topic words are enough; one of two is not.
+    assert [r.content for r in backend.forget(user_id, "green tea habit")] == ["- Likes green tea"]
+    assert backend.forget(user_id, "Pune weather") == []
 
 
 def test_agent_forget_request_deletes_the_line(backend, user_id) -> None:
