@@ -127,6 +127,7 @@ class Mem0Backend(MemoryBackend):
         deleted.update(vectors["counts"])
         deleted["mem0_history"] = history.purge_memories(self.store.history_path, set(vectors["ids"]) | noted_ids)
         deleted["mem0_messages"] = history.purge_messages(self.store.history_path, user_id)
+        history.vacuum(self.store.history_path)
         return ErasureReport(backend=self.name, user_id=user_id, deleted=deleted)
 
     def _noted_memory_ids(self, session: Session, user_id: str) -> set[str]:

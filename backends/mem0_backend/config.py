@@ -70,7 +70,8 @@ def mem0_config(settings: Settings, engine: Engine, dimension: int, collection: 
     """The dict for `Memory.from_config`. `default_index` keeps Mem0's stock HNSW index."""
     return {
         "vector_store": {"provider": "pgvector", "config": {
-            "connection_string": connection_string(engine),
+            # the stock mode is Mem0 as shipped, session settings included
+            "connection_string": connection_string(engine, options="" if default_index else CUSTOM_PLANS),
             "collection_name": collection,
             "embedding_model_dims": dimension,  # Mem0 does not take it from the embedder
             "hnsw": default_index,

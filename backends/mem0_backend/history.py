@@ -73,3 +73,12 @@ def texts(db_path: str | Path, memory_ids: Iterable[str], user_id: str) -> list[
         found.extend(row[0] for row in connection.execute(
             "SELECT content FROM messages WHERE session_scope = ?", (session_scope(user_id),)) if row[0])
     return found
+
+
+def vacuum(db_path: str | Path) -> None:
+    """Rewrite the file without free pages. secure_delete covers our own deletes, but Mem0
+    evicts old turns (beyond 10 per scope) on its own connection, leaving their text in
+    free pages; after an erasure the file must not hold any of it."""
+    if Path(db_path).exists():
+        with closing(sqlite3.connect(str(db_path), timeout=30, isolation_level=None)) as connection:
+            connection.execute("VACUUM")

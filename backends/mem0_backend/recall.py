@@ -38,6 +38,8 @@ def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
 
 
 def recall(store: Mem0Store, user_id: str, query: str, knobs: Knobs) -> Recall:
+    if not query.strip():  # Mem0 rejects an empty query; there is nothing to recall for it
+        return Recall(skipped_reason="empty message", requested=knobs.top_k)
     started = time.perf_counter()
     hits = store.search(user_id, query, top_k=knobs.top_k)
     notes = [to_note(hit) for hit in hits]
