@@ -13,6 +13,7 @@ import time
 import uuid
 from typing import Any
 
+from anthropic.lib.tools import ToolError
 from sqlalchemy import delete, select
 from sqlmodel import Session
 
@@ -33,6 +34,8 @@ from llm.chat_model import LLMError
 from llm.pricing import estimate_cost
 
 JOB_KIND_PREFIX = "memory_tool."
+EDIT_ATTEMPTS = 3
+"""Line deletions retry when the agent edited the same file in between (compare-and-write)."""
 
 
 def cap_message(limit: int) -> str:
@@ -146,46 +149,54 @@ class MemoryToolBackend(MemoryBackend):
     def delete_memory(self, user_id: str, memory_id: str) -> bool:
         """Delete one line (a record of `list_memories`) from its file."""
         target = parse_record_id(memory_id)
-        if target is None:
+        file_id = _uuid(target.file_id) if target is not None else None
+        if target is None or file_id is None:
             return False
-        try:
-            file_id = uuid.UUID(target.file_id)
-        except ValueError:
-            return False
-        with Session(self.runtime.engine) as session:
-            file = session.scalars(select(MemoryFile).where(MemoryFile.id == file_id, MemoryFile.user_id == user_id)).first()
-        if file is None:
-            return False
-        lines = file.content.split("\n")
-        index = find_line(lines, target)
-        if index is None:
-            return False
-        del lines[index]
-        self._rewrite(self.file_store(user_id), file.path, lines)
-        return True
+        store = self.file_store(user_id)
+        for _ in range(EDIT_ATTEMPTS):
+            with Session(self.runtime.engine) as session:
+                file = session.scalars(select(MemoryFile).where(MemoryFile.id == file_id, MemoryFile.user_id == user_id)).first()
+            if file is None:
+                return False
+            lines = file.content.split("\n")
+            index = find_line(lines, target)
+            if index is None:
+                return False
+            del lines[index]
+            if self._rewrite(store, file, lines):
+                return True
+        return False
 
     def forget(self, user_id: str, topic: str) -> list[MemoryRecord]:
-        """Delete every line about the topic (all its content words, see `records.line_matches`)."""
+        """Delete every line about the topic (see `records.line_matches`); returns them."""
         words = topic_words(topic)
         store, ttl = self.file_store(user_id), self.runtime.settings.memory_file_ttl_days
         deleted: list[MemoryRecord] = []
         for file in store.files():
-            gone = [record for record in file_records(file, ttl) if line_matches(record.content, words)]
-            if not gone:
-                continue
-            drop = {record.extra["line"] for record in gone}
-            kept = [line for number, line in enumerate(file.content.split("\n"), start=1) if number not in drop]
-            self._rewrite(store, file.path, kept)
-            deleted.extend(gone)
+            for _ in range(EDIT_ATTEMPTS):
+                gone = [record for record in file_records(file, ttl) if line_matches(record.content, words)]
+                drop = {record.extra["line"] for record in gone}
+                kept = [line for number, line in enumerate(file.content.split("\n"), start=1) if number not in drop]
+                if not gone or self._rewrite(store, file, kept):
+                    deleted.extend(gone)
+                    break
+                file = store.get(file.path)  # changed meanwhile: match again on the new text
+                if file is None:
+                    break
         return deleted
 
     @staticmethod
-    def _rewrite(store: MemoryFileStore, path: str, lines: list[str]) -> None:
-        """Save the remaining lines; a file left with nothing but headings is deleted."""
-        if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            store.write(path, "\n".join(lines))
-        else:
-            store.delete(path)
+    def _rewrite(store: MemoryFileStore, file: MemoryFile, lines: list[str]) -> bool:
+        """Save the remaining lines (a file left with nothing but headings is deleted), only if
+        the file still holds what they were computed from; False when it changed meanwhile."""
+        try:
+            if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+                store.write(file.path, "\n".join(lines), expected=file.content)
+            else:
+                store.delete(file.path, expected=file.content)
+        except ToolError:
+            return False
+        return True
 
     def erase_user(self, user_id: str) -> ErasureReport:
         deleted = {"memory_files": self.file_store(user_id).delete_all()}
@@ -206,3 +217,10 @@ def _non_empty(message: dict[str, Any]) -> dict[str, Any]:
     every later turn of the conversation; an empty reply is stored as a visible marker."""
     blocks = [b for b in message["content"] if b.get("type") != "text" or str(b.get("text", "")).strip()]
     return {**message, "content": blocks or [{"type": "text", "text": "(empty reply)"}]}
+
+
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None

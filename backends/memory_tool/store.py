@@ -134,34 +134,49 @@ class MemoryFileStore:
             session.commit()
         return True
 
-    def write(self, path: str, content: str) -> None:
-        """Replace an existing file's content (str_replace and insert end here)."""
+    def write(self, path: str, content: str, expected: str | None = None) -> None:
+        """Replace an existing file's content (str_replace and insert end here).
+
+        With `expected`, the write happens only if the file still holds exactly that text:
+        an edit computed from an old read never overwrites a change made in between (another
+        turn of the same user, or a line deleted on the Memories page).
+        """
         path = canonical_path(path)
         self._check_size(path, content)
+        condition = [MemoryFile.user_id == self.user_id, MemoryFile.path == path]
+        if expected is not None:
+            condition.append(MemoryFile.content == expected)
         with Session(self.engine) as session:
             self._lock(session)
             changed = session.execute(
-                update(MemoryFile)
-                .where(MemoryFile.user_id == self.user_id, MemoryFile.path == path)
-                .values(content=content, updated_at=self.clock.now())
+                update(MemoryFile).where(*condition).values(content=content, updated_at=self.clock.now())
             ).rowcount
+            exists = changed or self._get(session, path) is not None
             session.commit()
         if not changed:
+            if exists:
+                raise ToolError(f"{path} changed while this edit was being made; view it again, then retry the edit.")
             raise self._missing(path)
 
-    def delete(self, path: str) -> int:
-        """Delete a file, or every file below a directory; returns how many files went."""
+    def delete(self, path: str, expected: str | None = None) -> int:
+        """Delete a file, or every file below a directory; returns how many files went.
+
+        With `expected`, only the file itself, and only if it still holds that text.
+        """
         path = canonical_path(path)
         if path == MEMORY_ROOT:
             raise ToolError(f"Cannot delete the {MEMORY_ROOT} directory itself; delete the files inside it.")
+        target = (MemoryFile.path == path) | _under(path)
+        if expected is not None:
+            target = (MemoryFile.path == path) & (MemoryFile.content == expected)
         with Session(self.engine) as session:
             self._lock(session)
-            deleted = session.execute(
-                delete(MemoryFile).where(MemoryFile.user_id == self.user_id,
-                                         (MemoryFile.path == path) | _under(path))
-            ).rowcount
+            deleted = session.execute(delete(MemoryFile).where(MemoryFile.user_id == self.user_id, target)).rowcount
+            exists = deleted or self._get(session, path) is not None
             session.commit()
         if not deleted:
+            if exists:
+                raise ToolError(f"{path} changed while it was being deleted; view it again, then retry.")
             raise self._missing(path)
         return deleted
 

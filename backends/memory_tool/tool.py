@@ -157,7 +157,7 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
                             f"{listed}. Please ensure it is unique")
         changed_line = content[:content.find(old)].count("\n")
         updated = content.replace(old, new)
-        self.store.write(command.path, updated)
+        self.store.write(command.path, updated, expected=content)
         new_lines = updated.split("\n")
         start = max(0, changed_line - 2)
         snippet = _numbered(new_lines[start:changed_line + 3], start + 1)
@@ -166,11 +166,12 @@ class PostgresMemoryTool(BetaAbstractMemoryTool):
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         line = _require(command.insert_line, "insert_line", int)
         text = _require(command.insert_text, "insert_text", str)
-        lines = _lines(self._existing(command.path))
+        content = self._existing(command.path)
+        lines = _lines(content)
         if line < 0 or line > len(lines):
             raise ToolError(f"Invalid `insert_line` parameter: {line}. It should be within the range [0, {len(lines)}].")
         lines.insert(line, text.rstrip("\n"))
-        self.store.write(command.path, "\n".join(lines) + "\n")
+        self.store.write(command.path, "\n".join(lines) + "\n", expected=content)
         return f"The file {command.path} has been edited."
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:

@@ -130,3 +130,15 @@ def test_files_per_user_cap(runtime, user_id, make_tool) -> None:
     with Session(runtime.engine) as session:
         paths = list(session.scalars(select(MemoryFile.path).where(MemoryFile.user_id == user_id)))
     assert len(paths) == MAX_FILES_PER_USER and "/memories/one-more.md" not in paths
+
+
+def test_an_edit_from_a_stale_read_never_overwrites(runtime, user_id, make_tool) -> None:
+    tool = make_tool(user_id)
+    tool.call({"command": "create", "path": "/memories/p.md", "file_text": "- Lives in Pune\n"})
+    stale = tool.store.get("/memories/p.md").content
+    tool.store.write("/memories/p.md", "- Lives in Pune\n- Has a dog\n")  # another turn wrote meanwhile
+    with pytest.raises(ToolError, match="changed while this edit was being made"):
+        tool.store.write("/memories/p.md", "- Lives in Oslo\n", expected=stale)
+    with pytest.raises(ToolError, match="changed while it was being deleted"):
+        tool.store.delete("/memories/p.md", expected=stale)
+    assert tool.store.get("/memories/p.md").content == "- Lives in Pune\n- Has a dog\n"
