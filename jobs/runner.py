@@ -92,8 +92,8 @@ class _Heartbeat:
 def run_job(runtime: Runtime, job: Job, worker_id: str) -> str | None:
     """Run one claimed job and record done / queued (retry) / dead; returns that state.
 
-    None means the job was taken over by another worker (our lease ran out) before we
-    could record the outcome: the other worker's result stands.
+    None means the job was no longer ours when we recorded the outcome: another worker
+    took it over after our lease ran out (its result stands), or erasure deleted it.
     """
     job_id = int(job.id)  # type: ignore[arg-type]
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def run_job(runtime: Runtime, job: Job, worker_id: str) -> str | None:
         return state
     elapsed_ms = (time.perf_counter() - started) * 1000
     if state is None:
-        log.warning("job %d %s finished after its lease was taken over; result discarded", job_id, job.kind)
+        log.warning("job %d %s finished but is no longer ours (lease taken over, or job erased)", job_id, job.kind)
     else:
         log.info("job %d %s done in %.0f ms (attempt %d)", job_id, job.kind, elapsed_ms, job.attempts)
     return state

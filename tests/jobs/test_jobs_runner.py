@@ -119,3 +119,11 @@ def test_four_threads_never_run_a_job_twice(isolated_runtime, user_id, job_table
     assert sum(1 for count in ran.values() if count > 0) >= 2, ran  # they really did run concurrently
     states = {queue.get_job(isolated_runtime.engine, job_id).state for job_id in job_ids}
     assert states == {"done"}
+
+
+def test_a_job_erased_while_running_is_not_resurrected(isolated_runtime, user_id, job_tables) -> None:
+    job_id = enqueue(isolated_runtime, "test.record", user_id)
+    [job] = queue.claim(isolated_runtime.engine, "w", isolated_runtime.clock, 30, user_id=user_id)
+    assert queue.delete_user_jobs(isolated_runtime.engine, user_id) == 1  # "delete all my data" mid-run
+    assert runner.run_job(isolated_runtime, job, "w") is None
+    assert queue.get_job(isolated_runtime.engine, job_id) is None
