@@ -78,7 +78,7 @@ columns = dict(zip(enabled, st.columns(len(enabled))))
 placeholders = {}
 for name, column in columns.items():
     with column:
-        st.subheader(labels[name])
+        st.markdown(f"#### {labels[name]}")
         if name in failed:
             st.error(f"{labels[name]} is not available: {failed[name]}")
             continue

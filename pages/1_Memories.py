@@ -36,4 +36,4 @@ if st.button("Delete all my data", type="primary", disabled=not confirmed):
 if report := st.session_state.get("erasure_report"):
     erased_user, rows = report
     st.success(f"Erased {sum(row['deleted'] for row in rows)} rows/files about {erased_user}.")
-    st.dataframe(rows, hide_index=True)
+    st.table(rows)

@@ -30,7 +30,7 @@ if scheduler is None:
     st.caption("No scheduler running in this process.")
 else:
     times = scheduler_module.next_run_times(scheduler)
-    st.dataframe([{"job": name, "next run (UTC)": when} for name, when in sorted(times.items())], hide_index=True)
+    st.table([{"job": name, "next run (UTC)": f"{when:%Y-%m-%d %H:%M:%S}"} for name, when in sorted(times.items())])
 
 if scheduler_module is not None and runner is not None and st.button("Run the sweep now", type="primary"):
     with st.status("Running the sweep (expiry, decay, file TTL)…", expanded=True) as box:
@@ -44,11 +44,11 @@ if scheduler_module is not None and runner is not None and st.button("Run the sw
 
 st.subheader("Recent jobs")
 st.caption(f"{user_id}'s jobs and the lab's system jobs; payloads are not shown (they can hold the user's text).")
-mine = queue.recent_jobs(runtime.engine, 50, user_id=user_id)
-system = [job for job in queue.recent_jobs(runtime.engine, 100) if job.user_id is None]
+mine = queue.recent_jobs(runtime.engine, 30, user_id=user_id)
+system = [job for job in queue.recent_jobs(runtime.engine, 100) if job.user_id is None][:10]
 rows = sorted({job.id: job_row(job) for job in mine + system}.values(), key=lambda row: -row["id"])
 if rows:
-    st.dataframe(rows, hide_index=True)
+    st.table(rows)
 else:
     st.caption("No jobs yet.")
 

@@ -28,8 +28,8 @@ def job_row(job: Any) -> dict[str, Any]:
         "state": job.state,
         "attempts": f"{job.attempts}/{job.max_attempts}",
         "last error": (job.last_error or "")[:300],
-        "created": job.created_at,
-        "finished": job.finished_at,
+        "created": f"{job.created_at:%Y-%m-%d %H:%M:%S}",
+        "finished": f"{job.finished_at:%Y-%m-%d %H:%M:%S}" if job.finished_at else "",
     }
 
 

@@ -70,7 +70,7 @@ def render_provenance(runtime: Runtime, user_id: str, record: MemoryRecord) -> N
 
 
 def render_record(runtime: Runtime, user_id: str, backend: MemoryBackend, record: MemoryRecord, version: str) -> None:
-    with st.container(border=True):
+    with st.container(border=True, key=f"memory-{backend.name}-{record.id}"):
         text = md_escape(record.content)
         st.markdown(text if record.status == "live" else f":gray[~~{text}~~]")
         st.caption(f"{version} · {record_meta(record)}")

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
 MEMORIES, FILES, JOBS, EVALS = (f"pages/{name}.py" for name in ("1_Memories", "2_Memory_files", "3_Jobs", "4_Evals"))
 
+
 def chat(at: AppTest, backends: list[str], *messages: str) -> AppTest:
     """Send messages from the main page to some backends (background work drains after each)."""
     at.multiselect(key="lab_enabled_backends").set_value(backends).run()
@@ -76,7 +77,7 @@ def test_forget_a_topic_and_delete_all_my_data(lab, runtime, user_id):
 
     lab.checkbox(key="erase-confirm").check().run()
     click(lab, "Delete all my data")
-    rows = lab.dataframe[0].value
+    rows = lab.table[0].value
     assert int(rows["deleted"].sum()) > 0
     assert {"custom", "none"} <= set(rows["backend"])
     assert custom.all_texts(user_id) == []
@@ -104,7 +105,7 @@ def test_jobs_page_counts_sweeps_and_retries_dead_letters(lab, runtime, user_id)
     open_page(lab, JOBS)
     assert {m.label for m in lab.metric} >= {"queued", "running", "done", "dead"}
     assert int(next(m for m in lab.metric if m.label == "dead").value) >= 1
-    kinds = set(lab.dataframe[-1].value["kind"]) if len(lab.dataframe) else set()
+    kinds = set(lab.table[-1].value["kind"])
     assert "custom.extract" in kinds
     assert any(f"Job {dead_id}" in e.value for e in lab.markdown)
 
