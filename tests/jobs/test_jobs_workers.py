@@ -88,9 +88,9 @@ def test_two_worker_processes_never_apply_a_job_twice(runtime, user_id, job_tabl
         ]
         wait_until(lambda: set(job_states(runtime, job_ids).values()) == {"done"}, 120, "all 60 jobs done")
     finally:
-        codes = [worker.stop() for worker in workers]
+        codes = [workers[0].stop(signal.SIGTERM), workers[1].stop(signal.SIGINT)]
 
-    assert codes == [0, 0], [worker.log for worker in workers]  # SIGTERM: clean exit
+    assert codes == [0, 0], [worker.log for worker in workers]  # SIGTERM / SIGINT: clean exit
     assert applications(runtime, job_ids) == {job_id: 1 for job_id in job_ids}
     with runtime.engine.connect() as connection:
         pids = connection.execute(
@@ -104,7 +104,7 @@ def test_two_worker_processes_never_apply_a_job_twice(runtime, user_id, job_tabl
     for worker in workers:
         assert "stopped after" in worker.log
         assert CANARY not in worker.log  # logs name ids and kinds, never payload text
-        assert f"job {job_ids[0]} test.record done" in "".join(w.log for w in workers)
+    assert f"job {job_ids[0]} test.record done" in "".join(worker.log for worker in workers)
 
 
 def test_worker_killed_mid_job_is_reclaimed_after_its_lease_and_applied_once(runtime, user_id, job_tables) -> None:
