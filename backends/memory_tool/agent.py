@@ -70,6 +70,15 @@ def _block_param(block: Any) -> dict[str, Any]:
                             exclude=getattr(block, "__api_exclude__", None))
 
 
+def replayable(content: list[dict[str, Any]], stop_reason: str | None) -> list[dict[str, Any]]:
+    """The blocks to persist. A tool call in a reply that did not stop for tool use (cut at
+    max_tokens) is never run; replayed unanswered, it would make every later request of the
+    conversation invalid, so it is dropped."""
+    if stop_reason == "tool_use":
+        return content
+    return [block for block in content if block.get("type") != "tool_use"]
+
+
 def run_sdk_agent(
     client: anthropic.Anthropic, model: str, system: str, messages: list[dict[str, Any]],
     tool: PostgresMemoryTool, max_iterations: int, on_text: TextCallback | None = None,
@@ -94,7 +103,8 @@ def run_sdk_agent(
             run.model_calls += 1
             run.usage = run.usage + usage_from(message.usage)
             run.texts.append("".join(block.text for block in message.content if block.type == "text"))
-            run.messages.append({"role": "assistant", "content": [_block_param(b) for b in message.content]})
+            content = replayable([_block_param(b) for b in message.content], message.stop_reason)
+            run.messages.append({"role": "assistant", "content": content})
             if message.stop_reason == "tool_use":
                 # Cached by the runner: the tools run once, and we keep the exact tool_result message it sends.
                 response = runner.generate_tool_call_response()

@@ -10,6 +10,7 @@ import pytest
 from anthropic.lib.tools import ToolError
 
 from backends.base import Knobs, TurnContext
+from backends.memory_tool.agent import replayable
 from backends.memory_tool.backend import MemoryToolBackend
 from backends.memory_tool.tool import PostgresMemoryTool
 from backends.runtime import Runtime
@@ -155,3 +156,11 @@ def test_incognito_turn_reads_and_writes_nothing(runtime, backend, user_id) -> N
     assert result.read_texts == [] and result.tool_calls and all(c.is_error for c in result.tool_calls)
     assert "incognito" in result.tool_calls[0].result
     assert backend.stored_texts(user_id) == before
+
+
+
+def test_a_call_cut_at_max_tokens_is_not_replayed() -> None:
+    text = {"type": "text", "text": "Let me check."}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "memory", "input": {"command": "vi"}}
+    assert replayable([text, call], "max_tokens") == [text]
+    assert replayable([text, call], "tool_use") == [text, call]
