@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from the repo root
 
@@ -60,28 +61,69 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float]:
     return float(np.percentile(samples_ms, 50)), float(np.percentile(samples_ms, 95))
 
 
-def time_postgres(engine: Engine, user_id: str, queries: np.ndarray, now: datetime) -> tuple[list[float], list[list[str]]]:
-    samples, results = [], []
-    with engine.connect() as connection:
+def numpy_top(matrix: np.ndarray, ids: list[uuid.UUID], query: np.ndarray) -> list[str]:
+    scores = matrix @ query
+    top = np.argpartition(-scores, min(TOP_K, len(scores) - 1))[:TOP_K]
+    return [str(ids[i]) for i in top[np.argsort(-scores[top])]]
+
+
+def time_both(engine: Engine, user_id: str, matrix: np.ndarray, ids: list[uuid.UUID], queries: np.ndarray,
+              now: datetime) -> tuple[list[float], list[float], float]:
+    """Interleaved, query by query, so both see the same machine load (2 shared cores).
+
+    numpy runs on one BLAS thread, like one Postgres backend: on a loaded 2-core machine a
+    multi-threaded matvec mostly measures thread contention.
+    """
+    pg_ms, np_ms, overlap = [], [], []
+    with engine.connect() as connection, threadpool_limits(1):
         nearest_live_memories(connection, user_id, queries[0], now, TOP_K)  # warm the connection and the plan
         for query in queries:
             started = time.perf_counter()
             rows = nearest_live_memories(connection, user_id, query, now, TOP_K)
-            samples.append((time.perf_counter() - started) * 1000)
-            results.append([memory_id for memory_id, _ in rows])
-    return samples, results
+            pg_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            expected = numpy_top(matrix, ids, query)
+            np_ms.append((time.perf_counter() - started) * 1000)
+            overlap.append(len({memory_id for memory_id, _ in rows} & set(expected)) / len(expected))
+    return pg_ms, np_ms, float(np.mean(overlap))
 
 
-def time_numpy(matrix: np.ndarray, ids: list[uuid.UUID], queries: np.ndarray) -> tuple[list[float], list[list[str]]]:
-    samples, results = [], []
-    for query in queries:
+class Precomputed:
+    """An embedder that returns vectors computed beforehand: isolates recall's database and
+    scoring work from MiniLM, whose latency under load is measured separately."""
+
+    def __init__(self, embedder, texts: list[str]) -> None:  # noqa: ANN001 - an Embedder
+        self.name, self.dimension = "precomputed", embedder.dimension
+        self.vectors = dict(zip(texts, embedder.embed_batch(texts)))
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[text_] for text_ in texts])
+
+
+def time_embedding(runtime, texts: list[str]) -> list[float]:  # noqa: ANN001 - a Runtime
+    from embeddings import embed_one
+
+    samples = []
+    for text_ in texts:
         started = time.perf_counter()
-        scores = matrix @ query
-        top = np.argpartition(-scores, min(TOP_K, len(scores) - 1))[:TOP_K]
-        top = top[np.argsort(-scores[top])]
+        embed_one(runtime.embedder, text_)
         samples.append((time.perf_counter() - started) * 1000)
-        results.append([str(ids[i]) for i in top])
-    return samples, results
+    return samples
+
+
+def time_recall(runtime, user_id: str, texts: list[str]) -> list[float]:  # noqa: ANN001 - a Runtime
+    """recall() as a turn runs it, minus the query embedding: the query, row fetch, scoring, last_used_at UPDATE."""
+    from backends.base import Knobs
+    from backends.custom.recall import recall
+
+    embedder = Precomputed(runtime.embedder, sorted(set(texts)))
+    knobs = Knobs.from_settings(runtime.settings, min_similarity=-1.0)  # inject top_k: the last_used_at UPDATE runs too
+    return [recall(runtime.engine, embedder, user_id, text_, knobs, runtime.clock.now(), runtime.settings.importance_weight).recall_ms
+            for text_ in texts]
+
+
+QUESTIONS = ["What should I cook for dinner tonight?", "hello", "Any tips for my trip next week?",
+             "How do I fix a borrow checker error in Rust?", "What gift should I buy for my daughter?"]
 
 
 def main() -> None:
@@ -121,15 +163,20 @@ def main() -> None:
         plan = explain_nearest(connection, measured[sizes[-1]][0], measured[sizes[-1]][1][0], now, TOP_K)
     print("plan:", " / ".join(line.strip() for line in plan.splitlines() if "Scan" in line or "Limit" in line))
 
-    print(f"\n| user's live rows N | table rows M | pgvector p50 ms | p95 ms | numpy p50 ms | p95 ms | ratio p50 (pg/numpy) | same top-{TOP_K} |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"\n| user's live rows N | table rows M | pgvector query p50 ms | p95 ms | numpy p50 ms | p95 ms "
+          f"| ratio p50 (pg/numpy) | same top-{TOP_K} | recall() w/o embedding p50 ms | p95 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    texts = (QUESTIONS * (args.queries // len(QUESTIONS) + 1))[: max(args.queries // 4, len(QUESTIONS))]
     for size, (user_id, vectors, ids) in measured.items():
         queries = unit_vectors(rng, args.queries, dimension)
-        pg_ms, pg_ids = time_postgres(engine, user_id, queries, now)
-        np_ms, np_ids = time_numpy(vectors, ids, queries)
-        same = np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(pg_ids, np_ids)])
+        pg_ms, np_ms, same = time_both(engine, user_id, vectors, ids, queries, now)
         (pg50, pg95), (np50, np95) = percentiles(pg_ms), percentiles(np_ms)
-        print(f"| {size} | {total} | {pg50:.2f} | {pg95:.2f} | {np50:.3f} | {np95:.3f} | {pg50 / np50:.0f}x | {same:.3f} |")
+        r50, r95 = percentiles(time_recall(runtime, user_id, texts))
+        print(f"| {size} | {total} | {pg50:.2f} | {pg95:.2f} | {np50:.3f} | {np95:.3f} | {pg50 / np50:.1f}x | {same:.3f} "
+              f"| {r50:.1f} | {r95:.1f} |")
+    e50, e95 = percentiles(time_embedding(runtime, texts))
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+    print(f"\nMiniLM query embedding (not in the columns above): p50 {e50:.1f} ms, p95 {e95:.1f} ms; load average {' '.join(load)}")
 
 
 if __name__ == "__main__":
