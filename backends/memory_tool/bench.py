@@ -15,14 +15,19 @@ so it never writes benchmark users into the lab's data.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import tempfile
 import time
 import uuid
 from collections.abc import Callable
 
-os.environ.setdefault("DATA_DIR", tempfile.mkdtemp(prefix="memtool-bench-"))
+if "DATA_DIR" not in os.environ and "DATABASE_URL" not in os.environ:
+    os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="memtool-bench-")
+    # Registered before the embedded server starts, so it runs after the server's own exit hook.
+    atexit.register(shutil.rmtree, os.environ["DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("LLM_PROVIDER", "offline")
 
 
@@ -44,7 +49,9 @@ def command_table(runtime, ops: int) -> list[tuple[str, float, float]]:
 
     user = runtime.store.ensure_user(f"bench-{uuid.uuid4().hex[:8]}")
     ours = PostgresMemoryTool(MemoryFileStore(runtime.engine, user, runtime.clock, max_files=ops + 100))
-    sdk = BetaLocalFilesystemMemoryTool(tempfile.mkdtemp(prefix="memtool-sdk-"))
+    sdk_dir = tempfile.mkdtemp(prefix="memtool-sdk-")
+    atexit.register(shutil.rmtree, sdk_dir, ignore_errors=True)
+    sdk = BetaLocalFilesystemMemoryTool(sdk_dir)
     for tool in (ours, sdk):
         for n in range(50):
             tool.call({"command": "create", "path": f"/memories/seed/f{n}.md", "file_text": f"- fact {n}\n" * 20})
