@@ -17,21 +17,23 @@ from pathlib import Path
 
 from backends.base import Knobs
 from backends.registry import backend_names
+from backends.runtime import Runtime
 from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_runtime, stderr_progress
 from evals.schema import DEFAULT_CASES_DIR, CaseFileError, load_cases
 from evals.scores import scores
 from settings import REPO_ROOT, get_settings
 
 SWEPT_CATEGORIES = ("over_retrieval", "answer_use")
-DEFAULT_VALUES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+DEFAULT_VALUES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 DEFAULT_OUT = REPO_ROOT / "artifacts"
 
 Points = dict[float, dict[str, dict[str, float]]]
 """threshold -> backend -> category -> score (the shape the Evals page's sweep chart takes)."""
 
 
-def run_sweep(cases, backends: list[str], values: list[float], progress=stderr_progress) -> Points:
-    runtime = eval_runtime(get_settings())
+def run_sweep(cases, backends: list[str], values: list[float], progress=stderr_progress,
+              runtime: Runtime | None = None) -> Points:
+    runtime = runtime or eval_runtime(get_settings())
     points: Points = {}
     for value in values:
         progress(f"--- min_similarity {value}")
