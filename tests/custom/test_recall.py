@@ -101,12 +101,18 @@ def test_injected_notes_are_persisted_before_the_reply(backend: CustomPipelineBa
 
 def test_cache_reads_keep_growing_over_fifteen_turns(backend: CustomPipelineBackend, user_id: str) -> None:
     chat(backend, user_id, "I'm vegetarian and I live in Pune.")
-    reads: list[int] = []
+    usages = []
     for turn in range(15):
-        text = (f"Turn {turn}: I am planning meals for the week and would like some ideas for dinner, "
-                "something with lentils, rice or vegetables that I can cook in about thirty minutes after work.")
-        reads.append(chat(backend, user_id, text, min_similarity=0.18).usage.cache_read_tokens)
+        text = (f"Can you give me a recipe for dinner? Turn {turn}: I would like ideas with lentils, rice or "
+                "vegetables that I can cook in about thirty minutes after work.")
+        result = chat(backend, user_id, text, min_similarity=0.1)
+        assert [n.content for n in result.recall.injected] == ["User is vegetarian."], "a note is injected every turn"
+        usages.append(result.usage)
+    reads = [usage.cache_read_tokens for usage in usages]
     # The offline model, like the API, caches nothing under a 1024-token prefix: early turns read 0.
     first = next(i for i, value in enumerate(reads) if value > 0)
     assert first < 10, reads
     assert all(later > earlier for earlier, later in zip(reads[first:], reads[first + 1:])), reads
+    # Each turn reads back ALL of the previous request (notes included): the replayed prefix is byte-identical.
+    for previous, current in zip(usages[first - 1:], usages[first:]):
+        assert current.cache_read_tokens == previous.cache_read_tokens + previous.cache_write_tokens + previous.input_tokens
