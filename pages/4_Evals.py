@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.evals import EvalRunFailed, run_eval, scores_figure, sweep_figure
-from ui.optional import optional_module
+from ui.evals import EvalRunFailed, case_files, run_eval, scores_figure, sweep_figure
+from ui.optional import optional_attr, optional_module
 from ui.page import open_page
 
 page = open_page("Evals", "Multi-session eval cases, scored per category, on the configured model.", "📊")
@@ -17,6 +17,9 @@ if optional_module("evals.run") is None:
 
 chosen = st.multiselect("Backends", page.names, default=page.names, format_func=lambda n: page.labels.get(n, n),
                         key="eval-backends")
+files = case_files(optional_attr("evals.schema", "DEFAULT_CASES_DIR"))
+picked = st.multiselect("Case files", files, default=files, format_func=lambda path: path.stem, key="eval-cases")
+cases = None if set(picked) == set(files) else picked
 st.caption("Each run starts `python -m evals.run` in a child process on the configured model.")
 
 
@@ -27,11 +30,11 @@ def progress_box(label: str):
     return box, lambda text: line.text(text)
 
 
-if st.button("Run the eval suite", type="primary", disabled=not chosen):
+if st.button("Run the eval suite", type="primary", disabled=not (chosen and picked)):
     box, show = progress_box("Running the eval suite…")
     try:
         with box:
-            report = run_eval(chosen, progress=show)
+            report = run_eval(chosen, progress=show, cases=cases)
         box.update(label="Eval suite finished", state="complete", expanded=False)
         st.session_state["eval-report"] = report
     except EvalRunFailed as error:
@@ -51,14 +54,14 @@ st.divider()
 st.subheader("MIN_SIMILARITY sweep")
 thresholds = st.multiselect("Thresholds", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
                             default=[0.1, 0.3, 0.5, 0.7], key="eval-thresholds")
-if st.button("Run the sweep", disabled=not (chosen and thresholds)):
+if st.button("Run the sweep", disabled=not (chosen and picked and thresholds)):
     points: dict[float, dict[str, dict[str, float]]] = {}
     box, show = progress_box("Sweeping MIN_SIMILARITY…")
     try:
         with box:
             for number, threshold in enumerate(sorted(thresholds), start=1):
                 st.write(f"Threshold {threshold:.2f} ({number}/{len(thresholds)})")
-                points[threshold] = run_eval(chosen, threshold, progress=show)["scores"]
+                points[threshold] = run_eval(chosen, threshold, progress=show, cases=cases)["scores"]
         box.update(label="Sweep finished", state="complete", expanded=False)
         st.session_state["eval-sweep"] = points
     except EvalRunFailed as error:

@@ -26,8 +26,11 @@ class EvalRunFailed(RuntimeError):
     """The eval process exited with an error (its last lines say why)."""
 
 
-def eval_command(backends: list[str], min_similarity: float | None, json_path: Path) -> list[str]:
+def eval_command(backends: list[str], min_similarity: float | None, json_path: Path,
+                 cases: list[Path] | None = None) -> list[str]:
     command = [sys.executable, "-m", "evals.run", "--json", str(json_path)]
+    if cases:
+        command += ["--cases", *map(str, cases)]
     if backends:
         command += ["--backend", *backends]
     if min_similarity is not None:
@@ -35,12 +38,13 @@ def eval_command(backends: list[str], min_similarity: float | None, json_path: P
     return command
 
 
-def run_eval(backends: list[str], min_similarity: float | None = None, progress: Progress = print) -> dict[str, Any]:
+def run_eval(backends: list[str], min_similarity: float | None = None, progress: Progress = print,
+             cases: list[Path] | None = None) -> dict[str, Any]:
     """Run the suite once; returns its report ({"scores": {backend: {category: score}}, "cases": [...]})."""
     with tempfile.TemporaryDirectory(prefix="lab-eval-") as folder:
         json_path = Path(folder) / "report.json"
         process = subprocess.Popen(
-            eval_command(backends, min_similarity, json_path), cwd=REPO_ROOT, text=True,
+            eval_command(backends, min_similarity, json_path, cases), cwd=REPO_ROOT, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
         tail: list[str] = []
@@ -53,6 +57,11 @@ def run_eval(backends: list[str], min_similarity: float | None = None, progress:
         if process.wait() != 0 or not json_path.exists():
             raise EvalRunFailed(f"the eval run failed (exit {process.returncode}): " + " / ".join(tail))
         return json.loads(json_path.read_text(encoding="utf-8"))
+
+
+def case_files(folder: Path) -> list[Path]:
+    """The suite's case files (one per category), for running a subset."""
+    return sorted(folder.glob("*.yaml"))
 
 
 def scores_figure(scores: dict[str, dict[str, float]]) -> go.Figure:
