@@ -97,7 +97,8 @@ class CaseRun:
             self.runtime.clock.advance(days=step.advance_days)
         elif step.sweep:
             self.backend.sweep()
-            finish_jobs(self.runtime, None, [])
+            for user_id in self.users.values():  # only this case's users: never run the lab's jobs here
+                finish_jobs(self.runtime, user_id, [])
         elif step.forget is not None:
             self.backend.forget(self.users[step.forget.user], step.forget.topic)
         elif step.erase is not None:

@@ -117,3 +117,12 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     assert json.loads(out.read_text())["backends"][0]["backend"] == "none"
     assert "| evidence hit@8" in capsys.readouterr().out
     assert locomo.main(["--conversation", "26", "--backend", "nope"]) == 2
+
+
+def test_judge_code_path_runs_against_the_model_api(runtime):
+    """With the offline model the verdict means nothing, but the SDK calls must work end to end."""
+    from evals.judge import answer_question, judge_answer
+
+    answer = answer_question(runtime.chat_model, "What did Caroline research?", ["Caroline researched adoption agencies."])
+    assert answer and not answer.startswith("(no answer")
+    assert judge_answer(runtime.chat_model, "What did Caroline research?", "Adoption agencies", answer) in (True, False)
