@@ -60,6 +60,14 @@ def _create_recall_index(engine: Engine, dimension: int) -> None:
         )
         # No second index on user_id: the planner would prefer a plain one (it is smaller)
         # and lose the index-only scan. Listing a user's old versions is not a hot path.
+        # Procedural memories are injected every turn without a vector search: a tiny partial
+        # index finds them (else a sequential scan); the recall query cannot use it (no kind).
+        connection.execute(
+            text(
+                "CREATE INDEX IF NOT EXISTS memories_live_procedural ON memories (user_id) "
+                f"WHERE kind = 'procedural' AND {LIVE_MEMORY_PREDICATE}"
+            )
+        )
         # Index-only scans need a current visibility map; this table is insert-heavy.
         connection.execute(
             text(

@@ -21,6 +21,7 @@ from backends.base import Knobs, Note, Recall
 from chat.injection import format_notes, note_line
 from db.models import Memory
 from db.queries import nearest_live_memories
+from db.schema import LIVE_MEMORY_PREDICATE
 from embeddings import Embedder, embed_one
 from llm.tokens import approx_tokens
 
@@ -45,13 +46,18 @@ def _rows(session: Session, user_id: str, ids: list[str]) -> dict[str, Row]:
     return {str(row.id): row for row in rows}
 
 
+PROCEDURAL_SQL = f"""
+SELECT id, kind, content, importance, created_at FROM memories
+WHERE user_id = :user_id AND kind = 'procedural' AND {LIVE_MEMORY_PREDICATE}
+  AND (expires_at IS NULL OR expires_at > :now)
+ORDER BY created_at
+"""
+"""Literal predicates matching the partial index `memories_live_procedural` (a bound
+parameter for kind would stop a generic plan from proving the index applies)."""
+
+
 def _live_procedural(session: Session, user_id: str, now: datetime) -> list[Row]:
-    return list(session.execute(
-        select(*COLUMNS).where(
-            Memory.user_id == user_id, Memory.kind == "procedural", Memory.superseded_at.is_(None),
-            Memory.retracted_at.is_(None), (Memory.expires_at.is_(None)) | (Memory.expires_at > now),
-        ).order_by(Memory.created_at)
-    ))
+    return list(session.execute(text(PROCEDURAL_SQL), {"user_id": user_id, "now": now}))
 
 
 def _note(row: Row, similarity: float | None, now: datetime, knobs: Knobs, importance_weight: float) -> Note:
