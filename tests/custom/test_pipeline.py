@@ -89,3 +89,15 @@ def test_delete_memory_removes_every_version(backend: CustomPipelineBackend, use
     assert backend.delete_memory(user_id, str(live.id)) is True
     assert memory_rows(runtime, user_id) == []
     assert backend.delete_memory(user_id, str(uuid.uuid4())) is False
+
+
+def test_a_retraction_marks_the_memory_and_recall_skips_it(backend: CustomPipelineBackend, user_id: str) -> None:
+    runtime = backend.runtime
+    chat(backend, user_id, "I'm vegetarian")
+    chat(backend, user_id, "I'm not vegetarian anymore.")
+    [row] = memory_rows(runtime, user_id)
+    assert row.content == "User is vegetarian." and row.retracted_at is not None and row.superseded_at is None
+    assert [(r.content, r.status) for r in backend.list_memories(user_id, include_inactive=True)] == [("User is vegetarian.", "retracted")]
+    assert backend.list_memories(user_id) == []
+    recall = chat(backend, user_id, "Can you give me a recipe for dinner?", min_similarity=0.0).recall
+    assert recall.notes == [] and recall.system_message is None
