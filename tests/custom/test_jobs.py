@@ -75,18 +75,35 @@ def test_session_mode_extracts_once_when_the_conversation_ends(runtime: Runtime,
     assert by_content["User lives in Pune."].source_text == "Actually we moved to Pune last month."
 
 
+def _drop_foreign_jobs(runtime: Runtime, job_ids: set[int]) -> None:
+    """The hook is global (it closes every idle conversation); jobs it queued for other
+    tests' users are removed so no other test's drain picks them up."""
+    from sqlalchemy import delete
+
+    from db.models import Job
+
+    with Session(runtime.engine) as session:
+        session.execute(delete(Job).where(Job.id.in_(job_ids)))
+        session.commit()
+
+
 def test_idle_sessions_are_closed_and_extracted_by_the_periodic_hook(isolated_runtime: Runtime, user_id: str) -> None:
     backend = _session_backend(isolated_runtime, session_idle_minutes=30)
     chat(backend, user_id, "I'm vegetarian")
     early = custom_jobs.end_idle_sessions(backend.runtime)  # may close other tests' idle conversations, never this one
     assert all(queue.get_job(isolated_runtime.engine, job_id).user_id != user_id for job_id in early)
+    _drop_foreign_jobs(isolated_runtime, set(early))
     assert memory_rows(isolated_runtime, user_id) == []
     isolated_runtime.clock.advance(seconds=31 * 60)
     queued = custom_jobs.end_idle_sessions(backend.runtime)
-    assert queued, "the idle conversation was closed and its extraction queued"
+    mine = [job_id for job_id in queued if queue.get_job(isolated_runtime.engine, job_id).user_id == user_id]
+    assert len(mine) == 1, "the idle conversation was closed and its extraction queued"
+    _drop_foreign_jobs(isolated_runtime, set(queued) - set(mine))
     drain(backend.runtime, user_id=user_id)
     assert [row.content for row in memory_rows(isolated_runtime, user_id)] == ["User is vegetarian."]
-    assert all(job_id not in custom_jobs.end_idle_sessions(backend.runtime) for job_id in queued), "closed once"
+    again = custom_jobs.end_idle_sessions(backend.runtime)
+    assert all(queue.get_job(isolated_runtime.engine, job_id).user_id != user_id for job_id in again), "closed once"
+    _drop_foreign_jobs(isolated_runtime, set(again))
 
 
 def test_the_hook_does_nothing_in_turn_mode(isolated_runtime: Runtime) -> None:
