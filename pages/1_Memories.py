@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import session
 from ui.memories import INACTIVE, erase_everything, render_backend, report_rows
 from ui.page import open_page
 
@@ -30,10 +31,14 @@ st.caption("Every memory, message, summary, file, job and log line about this us
 confirmed = st.checkbox(f"Yes, delete everything the lab holds about {user_id}", key="erase-confirm")
 if st.button("Delete all my data", type="primary", disabled=not confirmed):
     with st.spinner("Erasing…"):
-        reports = erase_everything(runtime, user_id, page.backends)
-    st.session_state["erasure_report"] = (user_id, report_rows(reports))
+        reports, problem = erase_everything(runtime, user_id, page.backends)
+    session.clear_conversation(user_id)
+    st.session_state["erasure_report"] = (user_id, report_rows(reports), problem)
     st.rerun()
 if report := st.session_state.get("erasure_report"):
-    erased_user, rows = report
-    st.success(f"Erased {sum(row['deleted'] for row in rows)} rows/files about {erased_user}.")
+    erased_user, rows, problem = report
+    if problem:
+        st.error(f"Erasure of {erased_user} is incomplete, try again: {problem}")
+    else:
+        st.success(f"Erased {sum(row['deleted'] for row in rows)} rows/files about {erased_user}.")
     st.table(rows)

@@ -18,6 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from settings import REPO_ROOT
+from ui.optional import optional_module
 
 Progress = Callable[[str], None]
 
@@ -38,25 +39,43 @@ def eval_command(backends: list[str], min_similarity: float | None, json_path: P
     return command
 
 
+def _run(command: list[str], progress: Progress) -> None:
+    """Run a child process, streaming its output lines to `progress`; raise with its last lines."""
+    process = subprocess.Popen(command, cwd=REPO_ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    tail: list[str] = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        line = line.rstrip()
+        if line:
+            tail = (tail + [line])[-5:]
+            progress(line)
+    if process.wait() != 0:
+        raise EvalRunFailed(f"the eval run failed (exit {process.returncode}): " + " / ".join(tail))
+
+
 def run_eval(backends: list[str], min_similarity: float | None = None, progress: Progress = print,
              cases: list[Path] | None = None) -> dict[str, Any]:
     """Run the suite once; returns its report ({"scores": {backend: {category: score}}, "cases": [...]})."""
     with tempfile.TemporaryDirectory(prefix="lab-eval-") as folder:
         json_path = Path(folder) / "report.json"
-        process = subprocess.Popen(
-            eval_command(backends, min_similarity, json_path, cases), cwd=REPO_ROOT, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )
-        tail: list[str] = []
-        assert process.stdout is not None
-        for line in process.stdout:
-            line = line.rstrip()
-            if line:
-                tail = (tail + [line])[-5:]
-                progress(line)
-        if process.wait() != 0 or not json_path.exists():
-            raise EvalRunFailed(f"the eval run failed (exit {process.returncode}): " + " / ".join(tail))
+        _run(eval_command(backends, min_similarity, json_path, cases), progress)
+        if not json_path.exists():
+            raise EvalRunFailed("the eval run wrote no report")
         return json.loads(json_path.read_text(encoding="utf-8"))
+
+
+def run_sweep(backends: list[str], values: list[float], progress: Progress = print,
+              cases: list[Path] | None = None) -> dict[float, dict[str, dict[str, float]]]:
+    """threshold -> backend -> category -> score, from `python -m evals.sweep` (one process for
+    every threshold) when it exists, else one `evals.run` per threshold."""
+    if optional_module("evals.sweep") is None:
+        return {value: run_eval(backends, value, progress, cases)["scores"] for value in values}
+    with tempfile.TemporaryDirectory(prefix="lab-sweep-") as folder:
+        command = [sys.executable, "-m", "evals.sweep", "--out", folder, "--values", *map(str, values)]
+        command += ["--backend", *backends] + (["--cases", *map(str, cases)] if cases else [])
+        _run(command, progress)
+        points = json.loads((Path(folder) / "sweep.json").read_text(encoding="utf-8"))
+    return {float(value): scores for value, scores in points.items()}
 
 
 def case_files(folder: Path) -> list[Path]:
@@ -75,16 +94,17 @@ def scores_figure(scores: dict[str, dict[str, float]]) -> go.Figure:
     return figure
 
 
-def sweep_figure(points: dict[float, dict[str, dict[str, float]]], category: str = "overall") -> go.Figure:
-    """A category's score against MIN_SIMILARITY, one line per backend."""
+def sweep_figure(points: dict[float, dict[str, dict[str, float]]]) -> go.Figure:
+    """Each category's score against MIN_SIMILARITY, one line per backend and category."""
     thresholds = sorted(points)
-    backends = sorted({backend for scores in points.values() for backend in scores})
+    series = sorted({(backend, category) for scores in points.values() for backend, per in scores.items() for category in per})
+    dashes = {category: dash for category, dash in zip(sorted({c for _, c in series}), ("solid", "dot", "dash", "dashdot"))}
     figure = go.Figure()
-    for backend in backends:
+    for backend, category in series:
         figure.add_trace(go.Scatter(
-            name=backend, mode="lines+markers", x=thresholds,
+            name=f"{backend}: {category}", mode="lines+markers", x=thresholds, line={"dash": dashes.get(category, "solid")},
             y=[points[t].get(backend, {}).get(category) for t in thresholds],
         ))
-    figure.update_layout(xaxis={"title": "MIN_SIMILARITY"}, yaxis={"range": [0, 1], "title": f"{category} score"},
+    figure.update_layout(xaxis={"title": "MIN_SIMILARITY"}, yaxis={"range": [0, 1.05], "title": "score"},
                          height=420, margin={"l": 40, "r": 20, "t": 30, "b": 40})
     return figure

@@ -112,17 +112,19 @@ def render_forget(user_id: str, backend: MemoryBackend) -> None:
             st.rerun()
 
 
-def erase_everything(runtime: Runtime, user_id: str, backends: dict[str, MemoryBackend]) -> list[ErasureReport]:
-    """Every copy of the user's data: the shared helper when it exists, else each backend's own."""
+def erase_everything(
+    runtime: Runtime, user_id: str, backends: dict[str, MemoryBackend]
+) -> tuple[list[ErasureReport], str | None]:
+    """Every copy of the user's data: the shared helper when it exists (it also removes the
+    rows no backend owns), else each backend's own erase. Returns the reports and, when some
+    store could not be erased, why (the reports then cover what was erased)."""
     everywhere: Callable | None = optional_attr("backends.erasure", "erase_user_everywhere")
-    if everywhere is not None:
-        found = everywhere(runtime, user_id)
-        if isinstance(found, ErasureReport):
-            return [found]
-        if isinstance(found, dict):
-            return list(found.values())
-        return list(found)
-    return [backend.erase_user(user_id) for backend in backends.values()]
+    if everywhere is None:
+        return [backend.erase_user(user_id) for backend in backends.values()], None
+    try:
+        return list(everywhere(runtime, user_id)), None
+    except Exception as error:  # noqa: BLE001 - ErasureIncomplete carries partial reports; say what is left
+        return list(getattr(error, "reports", [])), str(error)
 
 
 def report_rows(reports: list[ErasureReport]) -> list[dict[str, object]]:

@@ -17,9 +17,12 @@ Line = tuple[str, str, str | None]
 """(role, text, model label or None)."""
 
 
-def _is_tool_result(message: Message) -> bool:
+def visible_text(message: Message) -> str:
+    """What a person saw of the message: its text blocks (not tool calls or tool results)."""
     content = json.loads(message.payload).get("content")
-    return isinstance(content, list) and any(block.get("type") == "tool_result" for block in content)
+    if isinstance(content, str):
+        return content
+    return "\n".join(block.get("text", "") for block in content or [] if block.get("type") == "text")
 
 
 def open_transcript(engine: Engine, user_id: str, backend: str) -> list[Line]:
@@ -39,8 +42,7 @@ def open_transcript(engine: Engine, user_id: str, backend: str) -> list[Line]:
         ).all()
     lines: list[Line] = []
     for message in messages:
-        if message.role == "user" and _is_tool_result(message):
-            continue
-        if message.text.strip():
-            lines.append((message.role, message.text, message.model))
+        text = visible_text(message)
+        if text.strip():
+            lines.append((message.role, text, message.model))
     return lines

@@ -156,3 +156,16 @@ def test_incognito_recalls_nothing(lab):
     send(lab, "I am allergic to peanuts.")
     assert "Recall skipped: incognito" in column_text(lab, 0)
     assert not any(e.value.startswith("Noted:") for e in lab.info)
+
+
+def test_a_reloaded_session_shows_the_agent_reply_without_its_tool_calls(lab, user_id):
+    lab.multiselect(key="lab_enabled_backends").set_value(["memory_tool"]).run()
+    send(lab, "Remember that my dog is called Rex.")
+    assert lab.expander[0].markdown, "the agent made no tool call"
+    fresh = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
+    fresh.session_state["lab_user"] = user_id
+    fresh.run()
+    texts = [element.value for element in fresh.markdown]
+    assert "Remember that my dog is called Rex." in texts
+    assert any(text.startswith(OFFLINE_PREFIX) for text in texts)
+    assert not any("[tool " in text or "tool_result" in text for text in texts), texts

@@ -79,8 +79,10 @@ def test_forget_a_topic_and_delete_all_my_data(lab, runtime, user_id):
     click(lab, "Delete all my data")
     rows = lab.table[0].value
     assert int(rows["deleted"].sum()) > 0
-    assert {"custom", "none"} <= set(rows["backend"])
+    assert {"custom", "none", "shared"} <= set(rows["backend"])
     assert custom.all_texts(user_id) == []
+    assert user_id not in runtime.store.list_users()
+    assert lab.session_state["lab_user"] != user_id
 
 def test_memory_files_page_shows_the_tree_and_deletes_a_file(lab, runtime, user_id):
     chat(lab, ["memory_tool"], "Remember that my dog is called Rex.")
@@ -132,4 +134,5 @@ def test_evals_page_runs_the_suite_and_the_sweep(lab):
     click(lab, "Run the sweep")
     assert not lab.error, [e.value for e in lab.error]
     sweep = lab.get("plotly_chart")[-1].proto.spec
-    assert "MIN_SIMILARITY" in sweep and "[0.2,0.8]" in sweep.replace(" ", "")
+    sweep = sweep.replace(" ", "")
+    assert "MIN_SIMILARITY" in sweep and '"x":[0.2,0.8]' in sweep and '"name":"none:over_retrieval"' in sweep
