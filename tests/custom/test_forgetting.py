@@ -165,3 +165,10 @@ def test_incognito_turns_are_left_out_of_session_extraction(make_user, runtime) 
 
     drain(session_runtime, user_id=user_id)
     assert [row.content for row in memory_rows(session_runtime, user_id)] == ["User is vegetarian."]
+
+
+def test_forget_with_no_matching_memory_deletes_nothing(backend: CustomPipelineBackend, user_id: str) -> None:
+    chat(backend, user_id, "I'm vegetarian")
+    chat(backend, user_id, "I live in Pune")
+    assert backend.forget(user_id, "my favourite band") == []
+    assert len(memory_rows(backend.runtime, user_id)) == 2

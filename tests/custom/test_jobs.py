@@ -109,3 +109,18 @@ def test_idle_sessions_are_closed_and_extracted_by_the_periodic_hook(isolated_ru
 def test_the_hook_does_nothing_in_turn_mode(isolated_runtime: Runtime) -> None:
     isolated_runtime.clock.advance(days=1)
     assert custom_jobs.end_idle_sessions(isolated_runtime) == []
+
+
+def test_two_workers_running_the_same_job_at_once_write_once(backend: CustomPipelineBackend, user_id: str) -> None:
+    """Both extract (two model calls), but the per-user lock + memory_jobs conflict lets one apply."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    runtime = backend.runtime
+    result = backend.turn(TurnContext(user_id=user_id, text="I'm vegetarian", knobs=Knobs()))
+    job = queue.get_job(runtime.engine, result.jobs[0])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda _: custom_jobs.run_extraction(runtime, dict(job.payload), job.id), range(2)))
+    assert sorted(outcome["already_applied"] for outcome in outcomes) == [False, True]
+    assert sum(outcome["added"] for outcome in outcomes) == 1
+    assert [row.content for row in memory_rows(runtime, user_id)] == ["User is vegetarian."]
+
