@@ -88,8 +88,10 @@ def scores_figure(scores: dict[str, dict[str, float]]) -> go.Figure:
     figure = go.Figure()
     for backend, per_category in scores.items():
         categories = list(per_category)
-        figure.add_trace(go.Bar(name=backend, x=categories, y=[per_category[c] for c in categories]))
-    figure.update_layout(barmode="group", yaxis={"range": [0, 1], "title": "score (share of checks passed)"},
+        values = [per_category[c] for c in categories]
+        figure.add_trace(go.Bar(name=backend, x=categories, y=values, text=[f"{v:.2f}" for v in values],
+                                textposition="outside"))
+    figure.update_layout(barmode="group", showlegend=True, yaxis={"range": [0, 1.1], "title": "score (share of checks passed)"},
                          height=420, margin={"l": 40, "r": 20, "t": 30, "b": 40})
     return figure
 

@@ -73,7 +73,7 @@ def render_record(runtime: Runtime, user_id: str, backend: MemoryBackend, record
     with st.container(border=True, key=f"memory-{backend.name}-{record.id}"):
         text = md_escape(record.content)
         st.markdown(text if record.status == "live" else f":gray[~~{text}~~]")
-        st.caption(f"{version} · {record_meta(record)}")
+        st.caption(" · ".join(part for part in (version, record_meta(record)) if part))
         render_provenance(runtime, user_id, record)
         st.button("Delete", key=f"delete-{backend.name}-{record.id}", on_click=delete_record,
                   args=(backend, user_id, record))
@@ -96,7 +96,7 @@ def render_backend(runtime: Runtime, user_id: str, backend: MemoryBackend, shown
     for group in lineages(records):
         for number, record in enumerate(group):
             version = "current" if number == 0 else f"earlier version {number}"
-            render_record(runtime, user_id, backend, record, version if len(group) > 1 else "memory")
+            render_record(runtime, user_id, backend, record, version if len(group) > 1 else "")
     render_forget(user_id, backend)
 
 
