@@ -8,19 +8,14 @@ what each backend did, and the conversation's tokens and latency chart.
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
-from backends.base import MemoryBackend, TurnContext
 from ui import composer, session, sidebar
 from ui.charts import conversation_figure
-from ui.columns import render_result
-from ui.events import last_event_id, noted_since
-from ui.optional import optional_attr
+from ui.columns import literal, render_earlier, render_result
 from ui.page import open_page
-from ui.parallel import run_parallel
 from ui.transcript import open_transcript
+from ui.turn_flow import run_turn
 
 page = open_page(
     "Memory Lab",
@@ -55,24 +50,6 @@ message = composer.incoming_message()
 composer.render_draft()
 
 
-def run_turn(text: str, active: dict[str, MemoryBackend], placeholders: dict) -> session.Turn:
-    """The message through every active backend at once, then this user's background work."""
-    mark = last_event_id(runtime.engine, user_id)
-    context = TurnContext(user_id=user_id, text=text, knobs=controls.knobs)
-    started = time.perf_counter()
-    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + " ▌"))
-    turn = session.Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
-    drain = optional_attr("jobs.runner", "drain")
-    if drain is not None and not controls.knobs.incognito:
-        try:
-            with st.spinner("Running background work (extraction, memory writes)…"):
-                drain(runtime, user_id=user_id)
-        except Exception as error:  # noqa: BLE001 - the replies are already in; say so, keep going
-            st.warning(f"Background work failed: {type(error).__name__}: {error}")
-    turn.noted = noted_since(runtime.engine, user_id, mark)
-    return turn
-
-
 # -- the columns ----------------------------------------------------------------------------
 columns = dict(zip(enabled, st.columns(len(enabled))))
 placeholders = {}
@@ -82,20 +59,16 @@ for name, column in columns.items():
         if name in failed:
             st.error(f"{labels[name]} is not available: {failed[name]}")
             continue
-        for role, text, model in earlier.get(name, []):
-            with st.chat_message(role):
-                st.markdown(text.replace("$", "\\$"))
-                if model:
-                    st.caption(f"Model: {model}")
+        render_earlier(earlier.get(name, []))
         for turn in turns:
             if name not in turn.results:
                 continue
             with st.chat_message("user"):
-                st.markdown(turn.text.replace("$", "\\$"))
+                st.markdown(literal(turn.text))
             render_result(turn.results[name], labels[name], turn.noted.get(name))
         if message:
             with st.chat_message("user"):
-                st.markdown(message.replace("$", "\\$"))
+                st.markdown(literal(message))
             with st.chat_message("assistant"):
                 placeholders[name] = st.empty()
                 placeholders[name].caption("thinking…")
@@ -103,7 +76,7 @@ for name, column in columns.items():
 if message:
     active = {name: backends[name] for name in enabled if name in backends}
     if active:
-        turns.append(run_turn(message, active, placeholders))
+        turns.append(run_turn(runtime, user_id, message, controls.knobs, active, placeholders))
         st.rerun()
 
 # -- the conversation's chart ------------------------------------------------------------------

@@ -107,13 +107,28 @@ def render_details(result: TurnResult, label: str) -> None:
         st.markdown(metrics_table(result))
 
 
+def literal(text: str) -> str:
+    """Markdown as typed, except `$` (Streamlit would start LaTeX)."""
+    return text.replace("$", "\\$")
+
+
+def render_earlier(lines: list[tuple[str, str, str | None]]) -> None:
+    """The open conversation as stored, before this browser session's turns."""
+    if not lines:
+        return
+    st.caption("Earlier in this conversation (from the database)")
+    for role, text, _model in lines:
+        with st.chat_message(role):
+            st.markdown(literal(text))
+
+
 def render_result(result: TurnResult, label: str, noted: list[str] | None = None) -> None:
     """The assistant's side of one turn in one column."""
     with st.chat_message("assistant"):
         if result.error:
             st.error(result.error)
         else:
-            st.markdown(result.reply.replace("$", "\\$") if result.reply else "_(empty reply)_")
+            st.markdown(literal(result.reply) if result.reply else "_(empty reply)_")
             st.caption(f"Model: {result.model_label}")
     for text in noted or []:
         st.info(f"Noted: {text}", icon="📝")

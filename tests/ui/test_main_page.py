@@ -169,3 +169,13 @@ def test_a_reloaded_session_shows_the_agent_reply_without_its_tool_calls(lab, us
     assert "Remember that my dog is called Rex." in texts
     assert any(text.startswith(OFFLINE_PREFIX) for text in texts)
     assert not any("[tool " in text or "tool_result" in text for text in texts), texts
+
+
+def test_knobs_and_backend_choice_survive_a_visit_to_another_page(lab):
+    lab.slider(key="knob_min_similarity").set_value(0.55).run()
+    lab.multiselect(key="lab_enabled_backends").set_value(["none", "custom"]).run()
+    lab.switch_page("pages/3_Jobs.py").run()
+    assert not lab.exception, lab.exception
+    lab.switch_page("app.py").run()
+    assert lab.slider(key="knob_min_similarity").value == 0.55
+    assert lab.multiselect(key="lab_enabled_backends").value == ["none", "custom"]

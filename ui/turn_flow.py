@@ -1,0 +1,45 @@
+"""One message from the chat box to a finished `Turn`: every active backend in parallel,
+streaming into its column, then this user's queued background work, then what it noted."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from backends.base import Knobs, MemoryBackend, TurnContext
+from backends.runtime import Runtime
+from ui.events import last_event_id, noted_since
+from ui.optional import optional_attr
+from ui.parallel import run_parallel
+from ui.session import Turn
+
+CURSOR = " ▌"
+
+
+def run_background_work(runtime: Runtime, user_id: str) -> None:
+    """Run this user's queued jobs now so "Noted: ..." can be said under this turn."""
+    drain = optional_attr("jobs.runner", "drain")
+    if drain is None:
+        return
+    try:
+        with st.spinner("Running background work (extraction, memory writes)…"):
+            drain(runtime, user_id=user_id)
+    except Exception as error:  # noqa: BLE001 - the replies are already in; say so, keep going
+        st.warning(f"Background work failed: {type(error).__name__}: {error}")
+
+
+def run_turn(
+    runtime: Runtime, user_id: str, text: str, knobs: Knobs,
+    active: dict[str, MemoryBackend], placeholders: dict[str, DeltaGenerator],
+) -> Turn:
+    mark = last_event_id(runtime.engine, user_id)
+    context = TurnContext(user_id=user_id, text=text, knobs=knobs)
+    started = time.perf_counter()
+    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR))
+    turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
+    if not knobs.incognito:
+        run_background_work(runtime, user_id)
+    turn.noted = noted_since(runtime.engine, user_id, mark)
+    return turn
