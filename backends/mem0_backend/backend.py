@@ -8,7 +8,6 @@ same bytes as in the other columns; only recall (Mem0's search) and the after-tu
 from __future__ import annotations
 
 import functools
-import logging
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -25,7 +24,6 @@ from chat.store import normalise_user_id
 from chat.turn import ChatTurnRunner
 from db.models import Conversation, EventLog, Job, MemoryJob, Message
 
-log = logging.getLogger(__name__)
 
 FORGET_MIN_SIMILARITY = 0.5
 """A stored memory 'is about' a forget topic from this cosine similarity up (MiniLM: a
