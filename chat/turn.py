@@ -58,7 +58,7 @@ class ChatTurnRunner:
         total_ms = (time.perf_counter() - started) * 1000
         result.reply, result.usage = reply, usage
         result.timings = Timings(recall_ms=recall.recall_ms, ttft_ms=ttft, total_ms=total_ms + recall.recall_ms)
-        result.cost_usd = estimate_cost(self.model.model, usage)
+        result.cost_usd = estimate_cost(self.model, usage)
         pending[-1].metrics = self._metrics(result)
         self.store.append(conversation.id, user_id, pending)
         result.assistant_message_id = str(pending[-1].id)
@@ -100,7 +100,7 @@ class ChatTurnRunner:
 
     def _metrics(self, result: TurnResult) -> dict[str, Any]:
         return {
-            "model": self.model.model,
+            "model": self.model.label,
             "input_tokens": result.usage.input_tokens,
             "output_tokens": result.usage.output_tokens,
             "cache_read_tokens": result.usage.cache_read_tokens,

@@ -63,10 +63,11 @@ class AnthropicChat:
     provider = "anthropic"
 
     def __init__(self, settings: Settings, base_url: str | None = None, model: str | None = None,
-                 label: str | None = None, client: anthropic.Anthropic | None = None) -> None:
+                 label: str | None = None, client: anthropic.Anthropic | None = None, billed: bool = True) -> None:
         self.settings = settings
         self.model = model or settings.chat_model
         self.label = label or self.model
+        self.billed = billed
         self.client = client or make_client(settings, base_url)
 
     def system_blocks(self, system: str) -> list[dict[str, Any]]:

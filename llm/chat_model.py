@@ -35,6 +35,8 @@ class ChatModel(Protocol):
     provider: str
     model: str
     label: str
+    billed: bool
+    """False for the offline model: its turns cost nothing, whatever model name it echoes."""
 
     def chat(
         self,

@@ -70,6 +70,7 @@ def to_openai_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
 
 class OpenAIChat:
     provider = "openai"
+    billed = True
 
     def __init__(self, settings: Settings, model: str | None = None) -> None:
         self.model = model or settings.chat_model

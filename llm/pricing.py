@@ -7,6 +7,7 @@ cost 1.25x input and cache reads 0.1x input, as Anthropic prices 5-minute cachin
 from __future__ import annotations
 
 from backends.base import Usage
+from llm.chat_model import ChatModel
 
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     # model prefix: (input, output)
@@ -27,8 +28,10 @@ def price_for(model: str) -> tuple[float, float]:
     return (0.0, 0.0)  # local or unknown models: shown as free rather than guessed
 
 
-def estimate_cost(model: str, usage: Usage) -> float:
-    input_price, output_price = price_for(model)
+def estimate_cost(model: ChatModel, usage: Usage) -> float:
+    if not model.billed:
+        return 0.0
+    input_price, output_price = price_for(model.model)
     input_cost = (
         usage.input_tokens
         + usage.cache_write_tokens * CACHE_WRITE_MULTIPLIER

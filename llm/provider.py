@@ -31,7 +31,7 @@ def build_chat_model(settings: Settings, purpose: Purpose = "chat") -> ChatModel
     if provider == "openai":
         return OpenAIChat(settings, model=model)
     if provider == "offline":
-        return AnthropicChat(settings, base_url=offline_base_url(), model=model, label=OFFLINE_LABEL)
+        return AnthropicChat(settings, base_url=offline_base_url(), model=model, label=OFFLINE_LABEL, billed=False)
     return AnthropicChat(settings, base_url=settings.anthropic_base_url, model=model)
 
 

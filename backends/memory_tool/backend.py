@@ -98,7 +98,7 @@ class MemoryToolBackend(MemoryBackend):
             result.error = cap_message(limit)
             result.reply = "\n\n".join(part for part in (run.text, cap_message(limit)) if part)
         result.usage = run.usage
-        result.cost_usd = estimate_cost(self.runtime.chat_model.model, run.usage)
+        result.cost_usd = estimate_cost(self.runtime.chat_model, run.usage)
         result.timings = Timings(ttft_ms=run.ttft_ms, total_ms=(time.perf_counter() - started) * 1000)
 
     def _exchange(self, run: AgentRun) -> list[PendingMessage]:
@@ -116,7 +116,7 @@ class MemoryToolBackend(MemoryBackend):
 
     def _metrics(self, result: TurnResult, run: AgentRun) -> dict[str, Any]:
         return {
-            "model": self.runtime.chat_model.model,
+            "model": self.runtime.chat_model.label,
             "input_tokens": result.usage.input_tokens,
             "output_tokens": result.usage.output_tokens,
             "cache_read_tokens": result.usage.cache_read_tokens,
@@ -144,7 +144,8 @@ class MemoryToolBackend(MemoryBackend):
         return [record for file in self.file_store(user_id).files() for record in file_records(file, ttl)]
 
     def stored_texts(self, user_id: str) -> list[str]:
-        return [record.content for record in self.list_memories(user_id)]
+        """Every non-empty line of the user's files, headings included (the evals' definition)."""
+        return [line.strip() for file in self.file_store(user_id).files() for line in file.content.split("\n") if line.strip()]
 
     def delete_memory(self, user_id: str, memory_id: str) -> bool:
         """Delete one line (a record of `list_memories`) from its file."""

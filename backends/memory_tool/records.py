@@ -52,8 +52,8 @@ def file_records(file: MemoryFile, ttl_days: float) -> list[MemoryRecord]:
     last_use = max(filter(None, [file.last_read_at, file.updated_at, file.created_at]))
     records = []
     for number, line in enumerate(file.content.split("\n"), start=1):
-        if not line.strip():
-            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue  # blank lines and markdown headings are structure, not memories
         records.append(MemoryRecord(
             id=record_id(file, number, line), content=line.strip(), kind="file", status="live",
             created_at=file.created_at, last_used_at=file.last_read_at,

@@ -20,7 +20,7 @@ from settings import load_settings
 class ScriptedModel:
     """Answers with the next scripted tool call (or text) and records every request."""
 
-    provider, model, label = "openai", "scripted", "scripted (test)"
+    provider, model, label, billed = "openai", "scripted", "scripted (test)", False
 
     def __init__(self, script: list[dict[str, Any] | tuple[str, dict[str, Any]] | str]) -> None:
         self.script = list(script)

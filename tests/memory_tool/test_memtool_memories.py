@@ -19,10 +19,10 @@ def test_records_are_the_non_empty_lines(backend, user_id) -> None:
     store.create("/memories/work/progress.md", "- Finished the argument parser\n")
     records = backend.list_memories(user_id)
     assert [r.content for r in records] == [
-        "# User profile", "- Lives in Pune", "- Has a dog named Rex", "- Likes green tea", "- Finished the argument parser"]
-    assert backend.stored_texts(user_id) == [r.content for r in records]
-    assert records[2].extra == {"path": "/memories/user_profile.md", "line": 4,
-                                "updated_at": records[2].extra["updated_at"]}
+        "- Lives in Pune", "- Has a dog named Rex", "- Likes green tea", "- Finished the argument parser"]
+    assert backend.stored_texts(user_id) == ["# User profile"] + [r.content for r in records]
+    assert records[1].extra == {"path": "/memories/user_profile.md", "line": 4,
+                                "updated_at": records[1].extra["updated_at"]}
     assert all(r.kind == "file" and r.status == "live" and r.expires_at > r.created_at for r in records)
 
 
