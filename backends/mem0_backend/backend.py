@@ -108,19 +108,22 @@ class Mem0Backend(MemoryBackend):
         """Every copy: queued jobs, turns, Mem0's vectors, Mem0's SQLite history and messages.
 
         Order matters: jobs first (no add starts afterwards), then the turns (this waits for
-        an add in flight, which holds its message row, see jobs.py), then Mem0's stores.
+        an add in flight, which holds its message row, see jobs.py), then the guard rows and
+        Mem0's stores, which by then include whatever that add wrote.
         """
         user_id = normalise_user_id(user_id)
         engine, deleted = self.runtime.engine, {}
         with Session(engine) as session:
             deleted["jobs"] = session.execute(delete(Job).where(Job.user_id == user_id, Job.kind == KIND)).rowcount
             noted_ids = self._noted_memory_ids(session, user_id)
-            message_ids = select(Message.id).join(Conversation, Conversation.id == Message.conversation_id).where(
-                Conversation.user_id == user_id, Conversation.backend == self.name)
+            message_ids = list(session.scalars(select(Message.id).join(Conversation, Conversation.id == Message.conversation_id).where(
+                Conversation.user_id == user_id, Conversation.backend == self.name)))
+            session.commit()
+        deleted.update(erase_conversations(engine, user_id, self.name))
+        with Session(engine) as session:
             deleted["memory_jobs"] = session.execute(
                 delete(MemoryJob).where(MemoryJob.user_id == user_id, MemoryJob.message_id.in_(message_ids))).rowcount
             session.commit()
-        deleted.update(erase_conversations(engine, user_id, self.name))
         vectors = self.store.delete_vectors(user_id)
         deleted.update(vectors["counts"])
         deleted["mem0_history"] = history.purge_memories(self.store.history_path, set(vectors["ids"]) | noted_ids)

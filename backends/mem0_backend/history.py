@@ -21,10 +21,15 @@ CHUNK = 500  # SQLite's default limit on bound parameters is far above; keeps st
 
 
 def session_scope(user_id: str) -> str:
-    """The `messages.session_scope` Mem0 writes for an add scoped to this user only."""
-    from mem0.memory.main import _build_session_scope  # mem0 is imported by now (through library.py)
+    """The `messages.session_scope` Mem0 writes for an add scoped to this user only.
 
-    return _build_session_scope({"user_id": user_id})
+    Mem0 builds it in `mem0.memory.main._build_session_scope` (sorted "key=value" pairs
+    joined by '&', with '%', '&' and '=' percent-escaped). Written out here rather than
+    importing Mem0's private helper, so this module never imports mem0 (see library.py);
+    the canary erasure test fails if the two ever disagree.
+    """
+    escaped = user_id.replace("%", "%25").replace("&", "%26").replace("=", "%3D")
+    return f"user_id={escaped}"
 
 
 def _connect(db_path: str | Path) -> sqlite3.Connection:
