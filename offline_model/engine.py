@@ -41,8 +41,11 @@ def _text(text: str) -> Reply:
 
 
 def _forget_flow(req: Request) -> Reply | None:
-    """tool_use ``forget`` for a forget request; after its result, a confirmation."""
-    last = req.messages[-1]
+    """tool_use ``forget`` for a forget request; after its result, a confirmation.
+
+    Mid-conversation system messages (injected notes) may follow the user turn, so the
+    turn is read from the last user or assistant message, not the last message."""
+    last = [m for m in req.messages if m.role != "system"][-1]
     if last.role == "user":
         results = [b for b in last.blocks if b.get("type") == "tool_result"]
         if results:

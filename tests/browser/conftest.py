@@ -45,9 +45,12 @@ def wait_healthy(base_url: str, process: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"streamlit did not become healthy in {START_TIMEOUT_SECONDS}s: {log.read_text()[-2000:]}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_url(data_dir: Path) -> Iterator[str]:
-    """The run command's server (`make run` minus the venv step), on a free port."""
+    """The run command's server (`make run` minus the venv step), on a free port.
+
+    Module-scoped: the server runs the lab's scheduler, which polls the shared test
+    database; left running, it would claim the job tests' test-only job kinds."""
     port = free_port()
     log = data_dir / f"streamlit-{port}.log"
     environment = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -177,6 +177,18 @@ def test_custom_tool_round_trip_with_forget(client):
     assert plain.stop_reason == "end_turn"
 
 
+def test_forget_request_is_honoured_when_notes_follow_the_user_turn(client):
+    """Recall may inject a system message after the user turn; the forget request still counts."""
+    tools = [{"name": "forget", "description": "Forget a topic", "input_schema": {
+        "type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}}]
+    reply = client.beta.messages.create(model=MODEL, max_tokens=200, tools=tools, betas=[MID_BETA], messages=[
+        {"role": "user", "content": "Please forget everything about my marathon training."},
+        _notes_message("next_user_message", ["User is training for the Berlin marathon."])])
+    assert reply.stop_reason == "tool_use"
+    use = [b for b in reply.content if b.type == "tool_use"][0]
+    assert use.name == "forget" and use.input == {"topic": "my marathon training"}
+
+
 def test_tool_result_without_tool_use_rejected(client):
     with pytest.raises(anthropic.BadRequestError, match="tool_use_id"):
         client.messages.create(model=MODEL, max_tokens=100, messages=[
