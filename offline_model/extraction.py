@@ -371,14 +371,14 @@ def _employer(m: re.Match) -> Optional[Fact]:
 def _job_fact(x: str) -> Optional[Fact]:
     x = re.sub(r"^(?:a|an)\s+", "", _clean_value(x), flags=re.I)
     x = re.sub(r"\s+by (?:profession|trade)$", "", x, flags=re.I)
-    x = re.sub(r"\s+(?:at|for|with|in) .+$", "", x, flags=re.I)
+    x = re.sub(r"\s+(?:at|for|with|in|on) .+$", "", x, flags=re.I)
     words = x.lower().split()
     if not words or len(words) > 4 or words[-1] not in JOBS:
         return None
     return sem("job", f"User works as {_article(x)} {x}.", 0.7, True, x)
 
 
-@rule(r"^i work as (?P<x>.+)$|^" + I_AM + r" (?:a|an) (?P<y>(?:[\w-]+ ){0,3}[\w-]+?)(?: by (?:profession|trade))?$|^my (?:job|profession|occupation|role) is (?P<z>.+)$|^i(?:'m| am) employed as (?P<w>.+)$")
+@rule(r"^i work as (?P<x>.+)$|^" + I_AM + r" (?:a|an) (?P<y>(?:[\w-]+ ){0,3}[\w-]+?(?: (?:at|for|with|in|on) [\w' -]{1,60})?)(?: by (?:profession|trade))?$|^my (?:job|profession|occupation|role) is (?P<z>.+)$|^i(?:'m| am) employed as (?P<w>.+)$")
 def _job(m: re.Match) -> Optional[Fact]:
     return _job_fact(m["x"] or m["y"] or m["z"] or m["w"])
 
@@ -720,6 +720,14 @@ def _strip_time(clause: str) -> tuple[str, Optional[str]]:
     return stripped, m.group(0)
 
 
+# Focus adverbs and fillers right after the first-person subject (or its "am"/"have") carry no fact:
+# dropping them leaves the plain statement the rules already read ("I'm also vegan" -> "I'm vegan").
+FOCUS_ADVERB_RE = re.compile(
+    r"^(i(?:'m| am|'ve| have)?)\s+(?:(?:also|actually|still|really|just|truly|definitely|honestly|totally|"
+    r"genuinely|indeed|in fact)\s+)+",
+    re.I,
+)
+
 NEG_PATTERNS = [
     (re.compile(r"^" + I_AM + r" (?:not|no longer) (?P<x>.+?)(?:\s+any ?more)?$", re.I), "i am {x}"),
     (re.compile(r"^i (?:no longer|don't|do not) (?P<v>live|work|eat|like|love|enjoy|own|have|drive|use|play|speak|prefer) (?P<x>.+?)(?:\s+any ?more)?$", re.I), "i {v} {x}"),
@@ -745,6 +753,7 @@ def analyse_clause(clause: str, today: dt.date) -> Optional[Fact]:
     c = normalise_quotes(clause).strip().rstrip(" .!")
     if not c or HEDGE_RE.search(c) or THIRD_PARTY_RE.search(c):
         return None
+    c = FOCUS_ADVERB_RE.sub(r"\1 ", c)  # "I'm also vegan" / "I still live in X" -> the plain statement
     # negations / retractions
     for pattern, template in NEG_PATTERNS:
         m = pattern.match(c)
