@@ -42,6 +42,7 @@ class Fact:
     evidence: str = ""
     expires_in_days: Optional[int] = None
     negated: bool = False  # "I'm not X anymore": a retraction
+    denial: bool = False  # "I'm not X, that's my brother": retracts only a memory with the same value
 
 
 @dataclass
@@ -728,6 +729,13 @@ FOCUS_ADVERB_RE = re.compile(
     re.I,
 )
 
+DENIAL_ASIDE_RE = re.compile(
+    r"\s*[,;-]\s*(?:that(?:'s| is| was)|it(?:'s| was)|those are|you(?:'re| are) thinking of|you mean|"
+    r"you(?:'re| are) mixing (?:me )?up with)\s+(?:my|our|someone|somebody|a friend|another|the other)\b.*$",
+    re.I,
+)
+NEGATION_START_RE = re.compile(r"^(?:" + I_AM + r" not|i (?:don't|do not|never|didn't|did not))\b", re.I)
+
 NEG_PATTERNS = [
     (re.compile(r"^" + I_AM + r" (?:not|no longer) (?P<x>.+?)(?:\s+any ?more)?$", re.I), "i am {x}"),
     (re.compile(r"^i (?:no longer|don't|do not) (?P<v>live|work|eat|like|love|enjoy|own|have|drive|use|play|speak|prefer) (?P<x>.+?)(?:\s+any ?more)?$", re.I), "i {v} {x}"),
@@ -754,14 +762,22 @@ def analyse_clause(clause: str, today: dt.date) -> Optional[Fact]:
     if not c or HEDGE_RE.search(c) or THIRD_PARTY_RE.search(c):
         return None
     c = FOCUS_ADVERB_RE.sub(r"\1 ", c)  # "I'm also vegan" / "I still live in X" -> the plain statement
+    # "I'm not allergic to X, that's my brother": a denial explained by naming who it really applies to.
+    # The aside is dropped and the denial counts as a retraction (only ever applied to a matching memory).
+    denial = False
+    d = DENIAL_ASIDE_RE.search(c)
+    if d and d.start() > 0:
+        head = re.sub(r"^no\s*,\s*", "", c[: d.start()].strip(" ,;-"), flags=re.I)
+        if NEGATION_START_RE.match(head):
+            c, denial = head, True
     # negations / retractions
     for pattern, template in NEG_PATTERNS:
         m = pattern.match(c)
-        if m and (NEG_REQUIRES_ANYMORE.search(c) or m.group(0).lower().startswith(("i no longer", "i'm no longer", "i am no longer"))):
+        if m and (denial or NEG_REQUIRES_ANYMORE.search(c) or m.group(0).lower().startswith(("i no longer", "i'm no longer", "i am no longer"))):
             positive = template.format(**{k: v for k, v in m.groupdict().items() if v is not None})
             fact = match_clause(positive)
             if fact is not None:
-                return replace(fact, negated=True)
+                return replace(fact, negated=True, denial=denial)
             return None
     if re.match(r"^i (?:don't|do not|didn't|never) (?:live|work)\b", c, re.I) or re.match(r"^" + I_AM + r" not\b", c, re.I):
         m = re.match(r"^i (?:don't|do not) (?P<v>live|work) (?P<x>.+)$", c, re.I)
@@ -912,7 +928,7 @@ def reconcile(turns: list[Turn], existing: list[tuple[str, str]], today: dt.date
         same_key = [(ref, text, f) for ref, text, f in parsed if f is not None and f.key == fact.key]
         if fact.negated:
             for ref, text, f in same_key:
-                if ref not in touched and (fact.single or _norm_key(f.value) == _norm_key(fact.value) or not fact.value):
+                if ref not in touched and ((fact.single and not fact.denial) or _norm_key(f.value) == _norm_key(fact.value) or not fact.value):
                     ops.append(Operation("retract", ref, f.kind, text, f.importance, None, fact.evidence))
                     touched.add(ref)
                     break

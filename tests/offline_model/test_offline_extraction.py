@@ -155,3 +155,73 @@ def test_generated_content_parses_back_to_the_same_attribute(client, utterance):
     (fact,) = facts_from_user_text(utterance, dt.date(2026, 12, 2))
     parsed = parse_memory(fact.content)
     assert parsed is not None and parsed.key == fact.key
+
+
+# Broader phrasing: focus adverbs, trailing asides, qualified occupations (canonical content, same attribute).
+MORE_FACTS = [
+    ("I'm also allergic to kiwis.", "add", None, "semantic", "User is allergic to kiwis.", None),
+    ("I'm really allergic to latex.", "add", None, "semantic", "User is allergic to latex.", None),
+    ("I also live in Tromsø.", "update", "m1", "semantic", "User lives in Tromsø.", None),
+    ("I still live in Valparaíso, btw.", "update", "m1", "semantic", "User lives in Valparaíso.", None),
+    ("I actually live in Kraków.", "update", "m1", "semantic", "User lives in Kraków.", None),
+    ("I'm actually a paramedic.", "update", "m4", "semantic", "User works as a paramedic.", None),
+    ("I'm still a librarian.", "update", "m4", "semantic", "User works as a librarian.", None),
+    ("I'm a tax accountant at a small firm.", "update", "m4", "semantic", "User works as a tax accountant.", None),
+    ("I'm a pharmacist in Dundee.", "update", "m4", "semantic", "User works as a pharmacist.", None),
+    ("I work as a marine biologist on a research vessel.", "update", "m4", "semantic",
+     "User works as a marine biologist.", None),
+    ("I'm a sound engineer for a theatre company.", "update", "m4", "semantic", "User works as a sound engineer.", None),
+    ("I'm also pescatarian.", "update", "m2", "semantic", "User is pescatarian.", None),
+    ("I really enjoy birdwatching.", "add", None, "semantic", "User enjoys birdwatching.", None),
+    ("I truly love opera, for what it's worth.", "add", None, "semantic", "User loves opera.", None),
+    ("I also play the bassoon.", "add", None, "semantic", "User plays the bassoon.", None),
+    ("I also have a daughter named Ines.", "add", None, "semantic", "User has a daughter named Ines.", None),
+]
+
+
+@pytest.mark.parametrize("utterance, op, ref, kind, content, ttl", MORE_FACTS)
+def test_broader_phrasing_one_operation(client, utterance, op, ref, kind, content, ttl):
+    ops = extract(client, [utterance])
+    assert len(ops) == 1, ops
+    got = ops[0]
+    assert (got.op, got.ref, got.kind, got.content, got.expires_in_days) == (op, ref, kind, content, ttl)
+
+
+DENIAL_EXISTING = ["User is allergic to kiwis.", "User has a parrot.", "User lives in Oslo.", "User works as a librarian."]
+DENIALS = [
+    ("I'm not allergic to kiwis, that's my brother.", "m1"),
+    ("No, I don't have a parrot, that was my sister.", "m2"),
+    ("I don't have a parrot - it's my neighbour's.", None),  # "my neighbour's" is not an aside shape we read
+    ("I'm not allergic to kiwis, it was my dad.", "m1"),
+    ("I'm not a librarian, that's my uncle.", "m4"),
+    ("I'm not a baker, that's my uncle.", None),  # a different value never retracts the stored job
+]
+
+
+@pytest.mark.parametrize("utterance, ref", DENIALS)
+def test_denial_with_explanation_retracts_matching_memory(client, utterance, ref):
+    msg = client.messages.parse(model=MODEL, max_tokens=2000, system=SYSTEM, output_format=ExtractionResult,
+                                messages=[{"role": "user", "content": payload([utterance], existing=DENIAL_EXISTING)}])
+    ops = msg.parsed_output.operations
+    if ref is None:
+        assert all(o.op != "add" for o in ops), ops
+    else:
+        assert [(o.op, o.ref) for o in ops] == [("retract", ref)]
+
+
+MORE_NOTHING = [
+    "Am I also vegetarian?", "Am I actually a nurse?", "Do I still live in Pune?", "Is my sister also a chef?",
+    "I'm also not sure.", "I'm really tired.", "I'm just wondering.", "I think I'm also allergic to kiwis.",
+    "Maybe I'm actually a pharmacist.", "Play the bassoon for me.", "Please also be brief today.",
+    "My brother also plays the bassoon.", "My friend wrote: I'm also a paramedic in Dundee.",
+    'He said "I still live in Kraków" yesterday.',
+    "I'm not allergic to kiwis, that's my brother.",  # denial, but no matching memory: nothing
+    "I don't have a parrot, that was my sister.",
+    "I'm not a pharmacist, that's my aunt.",
+    "I'm really not sure about that.", "I just want a sandwich.", "I'm also busy.",
+]
+
+
+@pytest.mark.parametrize("utterance", MORE_NOTHING)
+def test_broader_lookalikes_store_nothing(client, utterance):
+    assert extract(client, [utterance]) == []
