@@ -548,6 +548,23 @@ def _activity(m: re.Match) -> Optional[Fact]:
     return sem(family, f"User {v3} {x}.", 0.5, family in ("speaks", "school"), x)
 
 
+HOBBY_VERBS = {"collect": "collects", "knit": "knits", "crochet": "crochets", "sew": "sews", "paint": "paints",
+               "sketch": "sketches", "restore": "restores", "brew": "brews", "bake": "bakes", "sculpt": "sculpts",
+               "embroider": "embroiders", "quilt": "quilts", "whittle": "whittles"}
+HOBBY_TAIL_RE = re.compile(r"\s+(?:in my (?:spare|free) time|as a hobby|for fun|on (?:the )?weekends|at weekends)$", re.I)
+
+
+# simple-present craft/collecting verbs with an object are habits ("I collect X", "I restore X in my spare time")
+@rule(r"^i (?P<v>" + "|".join(HOBBY_VERBS) + r") (?P<x>.+)$|^user (?P<v2>" + "|".join(HOBBY_VERBS.values()) + r") (?P<x2>.+)$")
+def _hobby(m: re.Match) -> Optional[Fact]:
+    v3 = HOBBY_VERBS.get((m["v"] or "").lower(), (m["v2"] or "").lower())
+    x = _clean_value(HOBBY_TAIL_RE.sub("", m["x"] or m["x2"]))
+    x = re.sub(r"\bmy\b", "their", x, flags=re.I)  # third-person content: "my own beer" -> "their own beer"
+    if not _ok_value(x, 5) or PRONOUN_OBJECT_RE.match(x):
+        return None
+    return sem("hobby:" + v3 + ":" + _norm_key(x), f"User {v3} {x}.", 0.5, False, x)
+
+
 # time-bound states (only stored with a time expression) -------------------------------------------
 @rule(r"^" + I_AM + r" (?:currently )?(?P<x>(?:in|at|visiting|staying (?:in|at|with)|attending|hosting|on) .+)$|^user is (?P<x2>(?:in|at|visiting|staying (?:in|at|with)|attending|hosting|on) .+)$")
 def _state_place(m: re.Match) -> Optional[Fact]:

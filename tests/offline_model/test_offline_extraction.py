@@ -174,6 +174,10 @@ MORE_FACTS = [
     ("I'm also pescatarian.", "update", "m2", "semantic", "User is pescatarian.", None),
     ("I really enjoy birdwatching.", "add", None, "semantic", "User enjoys birdwatching.", None),
     ("I truly love opera, for what it's worth.", "add", None, "semantic", "User loves opera.", None),
+    ("I collect vinyl records.", "add", None, "semantic", "User collects vinyl records.", None),
+    ("I restore old clocks in my spare time.", "add", None, "semantic", "User restores old clocks.", None),
+    ("I knit scarves, by the way.", "add", None, "semantic", "User knits scarves.", None),
+    ("I also brew my own beer.", "add", None, "semantic", "User brews their own beer.", None),
     ("I also play the bassoon.", "add", None, "semantic", "User plays the bassoon.", None),
     ("I also have a daughter named Ines.", "add", None, "semantic", "User has a daughter named Ines.", None),
 ]
@@ -218,6 +222,7 @@ MORE_NOTHING = [
     "I'm not allergic to kiwis, that's my brother.",  # denial, but no matching memory: nothing
     "I don't have a parrot, that was my sister.",
     "I'm not a pharmacist, that's my aunt.",
+    "Collect the parcels for me.", "Can I paint it blue?", "My wife collects teapots.", "I paint it every year.",
     "I'm really not sure about that.", "I just want a sandwich.", "I'm also busy.",
 ]
 
