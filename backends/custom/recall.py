@@ -18,6 +18,7 @@ from sqlalchemy import Engine, Row, select, text, update
 from sqlmodel import Session
 
 from backends.base import Knobs, Note, Recall
+from backends.note_gate import gate_ranked
 from chat.injection import format_notes, note_line
 from db.models import Memory
 from db.queries import nearest_live_memories
@@ -79,16 +80,8 @@ def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
     for note in [n for n in notes if n.kind == "procedural"]:
         note.status, budget = "injected", budget - note.tokens
         injected.append(note)
-    for note in sorted((n for n in notes if n.kind != "procedural"), key=lambda n: n.score or 0.0, reverse=True):
-        if (note.similarity or 0.0) < knobs.min_similarity:
-            note.status = "below_threshold"
-        elif len(injected) >= knobs.top_k:
-            note.status = "not_selected"
-        elif note.tokens > budget:
-            note.status = "over_budget"
-        else:
-            note.status, budget = "injected", budget - note.tokens
-            injected.append(note)
+    ranked = sorted((n for n in notes if n.kind != "procedural"), key=lambda n: n.score or 0.0, reverse=True)
+    gate_ranked(ranked, knobs, budget, injected)
     return injected
 
 

@@ -12,6 +12,7 @@ import time
 
 from backends.base import Knobs, Note, Recall
 from backends.mem0_backend.store import Hit, Mem0Store
+from backends.note_gate import gate_ranked
 from chat.injection import format_notes, note_line
 from llm.tokens import approx_tokens
 
@@ -25,15 +26,8 @@ def to_note(hit: Hit) -> Note:
 
 def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
     """Set each note's status in Mem0's ranking order; returns the injected ones."""
-    budget, injected = knobs.max_memory_tokens, []
-    for note in notes:
-        if (note.similarity or 0.0) < knobs.min_similarity:
-            note.status = "below_threshold"
-        elif note.tokens > budget:
-            note.status = "over_budget"
-        else:
-            note.status, budget = "injected", budget - note.tokens
-            injected.append(note)
+    injected: list[Note] = []
+    gate_ranked(notes, knobs, knobs.max_memory_tokens, injected)
     return injected
 
 

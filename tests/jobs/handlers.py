@@ -131,10 +131,10 @@ class CountingBackend(MemoryBackend):
         self.runtime = runtime
 
     def prepare_turn(self, context):  # noqa: ANN001, ANN201
-        raise NotImplementedError
+        raise AssertionError("the sweep tests never run a turn through this backend")
 
     def run_turn(self, context, recall, on_text=None):  # noqa: ANN001, ANN201
-        raise NotImplementedError
+        raise AssertionError("the sweep tests never run a turn through this backend")
 
     def new_conversation(self, user_id: str) -> None:
         return None
