@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.address 127.0.0.1
 
 worker: $(STAMP)
-	$(VENV)/bin/python -m jobs.worker
+	$(VENV)/bin/python -m worker
 
 # Debian chromium for the real-browser tests (Playwright drives it; no browser download).
 browser-deps:

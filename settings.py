@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.knobs import Knobs, knob_field
+
 REPO_ROOT = Path(__file__).resolve().parent
 
 Provider = Literal["anthropic", "openai", "offline"]
@@ -48,11 +50,11 @@ class Settings(BaseSettings):
     embedder: EmbedderName = "local"
     openai_embedding_model: str = "text-embedding-3-small"
 
-    # Memory knobs (the lab's sliders start from these)
-    min_similarity: float = Field(0.30, ge=-1.0, le=1.0)
-    half_life_days: float = Field(90.0, gt=0)
-    max_memory_tokens: int = Field(600, ge=0)
-    top_k: int = Field(8, ge=1, le=100)
+    # Memory knobs (the lab's sliders start from these; ranges and defaults: core/knobs.py)
+    min_similarity: float = knob_field("min_similarity")
+    half_life_days: float = knob_field("half_life_days")
+    max_memory_tokens: int = knob_field("max_memory_tokens")
+    top_k: int = knob_field("top_k")
     importance_weight: float = Field(0.15, ge=0)
     extract_when: ExtractWhen = "turn"
     session_idle_minutes: float = Field(30.0, gt=0)
@@ -89,6 +91,10 @@ class Settings(BaseSettings):
         if self.llm_provider is not None:
             return self.llm_provider
         return "anthropic" if self.anthropic_api_key is not None else "offline"
+
+    def knobs(self, **overrides: object) -> Knobs:
+        """The sliders' starting values (what "default settings" means for the evals)."""
+        return Knobs.from_settings(self, **overrides)
 
     @property
     def is_offline(self) -> bool:

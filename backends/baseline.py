@@ -4,8 +4,9 @@ lab can show what an answer looks like without memory (and what memory costs).""
 from __future__ import annotations
 
 from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
-from backends.erasure import erase_conversations
-from backends.runtime import Runtime
+from backends.conversation_erasure import erase_conversations
+from backends.plugin import BackendPlugin
+from backends.services import Services
 from chat.turn import ChatTurnRunner
 
 
@@ -32,3 +33,6 @@ class BaselineBackend(MemoryBackend):
 
     def erase_user(self, user_id: str) -> ErasureReport:
         return ErasureReport(backend=self.name, user_id=user_id, deleted=erase_conversations(self.runtime.engine, user_id, self.name))
+
+
+PLUGIN = BackendPlugin(name=BaselineBackend.name, build=BaselineBackend)

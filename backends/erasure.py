@@ -1,32 +1,14 @@
-"""Hard deletion of the rows every backend shares (conversations, messages including the
-injected system rows, summaries, events), scoped to one user and one backend."""
+"""Erasing a user ("Delete all my data"): every backend erases its stores, then the rows no backend owns."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from sqlalchemy import Engine, delete, or_, select
+from sqlalchemy import Engine, delete, or_
 from sqlmodel import Session
 
 from backends.base import ErasureReport
+from backends.registry import backend_names, build_backend
+from backends.services import Services
 from db.models import Conversation, ConversationSummary, EventLog, Job, Memory, MemoryFile, MemoryJob, Message, User
-
-if TYPE_CHECKING:
-    from backends.runtime import Runtime
-
-
-def erase_conversations(engine: Engine, user_id: str, backend: str) -> dict[str, int]:
-    """Delete the user's conversations with one backend and everything hanging off them."""
-    with Session(engine) as session:
-        ids = list(session.scalars(select(Conversation.id).where(Conversation.user_id == user_id, Conversation.backend == backend)))
-        counts = {
-            "summaries": session.execute(delete(ConversationSummary).where(ConversationSummary.user_id == user_id, ConversationSummary.conversation_id.in_(ids))).rowcount,
-            "messages": session.execute(delete(Message).where(Message.user_id == user_id, Message.conversation_id.in_(ids))).rowcount,
-            "conversations": session.execute(delete(Conversation).where(Conversation.user_id == user_id, Conversation.id.in_(ids))).rowcount,
-            "events": session.execute(delete(EventLog).where(EventLog.user_id == user_id, EventLog.backend == backend)).rowcount,
-        }
-        session.commit()
-    return counts
 
 
 class ErasureIncomplete(RuntimeError):
@@ -57,15 +39,13 @@ def _erase_shared(engine: Engine, user_id: str) -> dict[str, int]:
     return counts
 
 
-def erase_user_everywhere(runtime: "Runtime", user_id: str) -> list[ErasureReport]:
+def erase_user_everywhere(runtime: Services, user_id: str) -> list[ErasureReport]:
     """"Delete all my data": every backend in the registry erases its stores, then the shared rows.
 
     Returns one ErasureReport per backend plus one for the shared rows ("shared"). If a
     backend fails, the others still run, the users row is kept, and ErasureIncomplete says
     which store still holds data.
     """
-    from backends.registry import backend_names, build_backend  # the registry imports the backends, which import this module
-
     reports: list[ErasureReport] = []
     failures: dict[str, str] = {}
     for name in backend_names():

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from backends.base import TurnContext  # noqa: E402
 from backends.registry import backend_names, build_backend  # noqa: E402
-from backends.runtime import build_runtime  # noqa: E402
+from runtime import build_runtime  # noqa: E402
 from jobs.runner import drain  # noqa: E402
 from ui.parallel import run_parallel, safe_turn  # noqa: E402
 

@@ -202,7 +202,7 @@ def _set_indexes(engine: Engine, table: str, config: str) -> float:
 
 def run(rows: int, users: int, small: int, large: int, seed: int) -> None:
     from backends.mem0_backend.store import Mem0Store
-    from backends.runtime import build_runtime
+    from runtime import build_runtime
 
     runtime = build_runtime()
     table = f"mem0_bench_{uuid.uuid4().hex[:8]}"

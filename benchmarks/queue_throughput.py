@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="queue-bench-")  # before settings are read
     os.environ.setdefault("LLM_PROVIDER", "offline")
     os.environ.pop("DATABASE_URL", None)
-    from backends.runtime import build_runtime
+    from runtime import build_runtime
     from jobs import kinds
 
     for handler in HANDLERS:

@@ -135,7 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
 
-    from backends.runtime import build_runtime
+    from runtime import build_runtime
     from settings import load_settings
 
     data_dir = Path(tempfile.mkdtemp(prefix="memory-lab-bench-"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from backends.base import Note
+from core import Note
 
 NOTES_HEADER = (
     "<memory_notes>\n"

@@ -7,7 +7,6 @@ history loaded for turn N+1 starts with the same bytes as turn N's request.
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,23 +15,8 @@ from sqlalchemy import Engine, func, select, text, update
 from sqlmodel import Session
 
 from clock import Clock, clock as default_clock
+from core.user_ids import InvalidUserId, normalise_user_id  # noqa: F401  (re-exported for callers of the store)
 from db.models import Conversation, Message, User
-
-USER_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-
-
-class InvalidUserId(ValueError):
-    """A user id that is not a short slug (it ends up in every WHERE clause and file path)."""
-
-
-def normalise_user_id(raw: str) -> str:
-    user_id = raw.strip().lower().replace(" ", "-")
-    if not USER_ID_PATTERN.match(user_id):
-        raise InvalidUserId(
-            f"User name {raw!r} is not allowed: use 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit."
-        )
-    return user_id
-
 
 def dumps(payload: dict[str, Any]) -> str:
     """One canonical JSON text for a message param (stable bytes for the prompt cache)."""

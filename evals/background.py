@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from backends.runtime import Runtime
+from runtime import Runtime
 
 Drain = Callable[..., Any]
 

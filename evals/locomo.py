@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from backends.base import Knobs, MemoryBackend, MemoryRecord, Note, TurnContext
-from backends.runtime import Runtime
+from runtime import Runtime
 from evals.background import finish_jobs
 from evals.judge import answer_question, judge_answer
 from evals.locomo_data import DEFAULT_ZIP, Conversation, Question, Session, load_conversation

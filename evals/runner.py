@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from backends.base import Knobs, MemoryBackend, TurnContext, TurnResult
 from backends.registry import backend_names, build_backend
-from backends.runtime import Runtime, build_runtime
+from runtime import Runtime, build_runtime
 from clock import Clock
 from evals.background import finish_jobs
 from evals.checks import state_checks, turn_checks

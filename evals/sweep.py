@@ -17,7 +17,7 @@ from pathlib import Path
 
 from backends.base import Knobs
 from backends.registry import backend_names
-from backends.runtime import Runtime
+from runtime import Runtime
 from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_runtime, stderr_progress
 from evals.schema import DEFAULT_CASES_DIR, CaseFileError, load_cases
 from evals.scores import scores

@@ -1,6 +1,6 @@
 """Running queued jobs: resolve the handler by kind, run it, record the outcome.
 
-The same functions serve the scheduler thread in the lab, the `python -m jobs.worker`
+The same functions serve the scheduler thread in the lab, the `python -m worker`
 process and `drain` (the lab and the evals run pending work in-process so "background
 jobs finish before the next step" holds). A handler's exception is a failed attempt,
 never a crashed loop. Logs carry job ids and kinds only: payloads and error messages can
@@ -9,24 +9,39 @@ hold user text, and those live in the `jobs` table, which erasure deletes.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
-from backends.runtime import Runtime
+from sqlalchemy import Engine
+
+from backends.plugin import JobHandler
+from clock import Clock
 from db.models import Job
-from jobs import kinds as job_kinds
 from jobs import queue
+from settings import Settings
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Runtime, dict[str, Any], int], "dict[str, Any] | None"]
+
+
+class JobRuntime(Protocol):
+    """What running jobs needs: the services handlers are called with, and the handler table."""
+
+    settings: Settings
+    engine: Engine
+    clock: Clock
+
+    @property
+    def job_handlers(self) -> Mapping[str, JobHandler]: ...
+
+
+Runtime = JobRuntime
 
 DRAIN_POLL_SECONDS = 0.05
 """How often `drain` looks again while another worker still holds one of the jobs."""
@@ -41,19 +56,12 @@ def new_worker_id(prefix: str = "worker") -> str:
     return f"{prefix}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def resolve_handler(kind: str) -> Handler:
-    """The function registered for `kind` in `jobs.kinds.JOB_HANDLERS`, imported on demand.
-
-    Read at call time (not cached at import) so tests can register kinds by monkeypatching.
-    """
-    target = job_kinds.JOB_HANDLERS.get(kind)
-    if target is None:
-        raise UnknownJobKind(f"Unknown job kind {kind!r}: no handler in jobs.kinds.JOB_HANDLERS")
-    module_name, _, function_name = target.partition(":")
-    try:
-        return getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError) as error:
-        raise UnknownJobKind(f"Handler {target!r} for job kind {kind!r} cannot be loaded: {error}") from error
+def resolve_handler(runtime: Runtime, kind: str) -> JobHandler:
+    """The handler a backend registered for `kind` (see `backends.plugin`)."""
+    handler = runtime.job_handlers.get(kind)
+    if handler is None:
+        raise UnknownJobKind(f"Unknown job kind {kind!r}: no backend registers a handler for it")
+    return handler
 
 
 class _Heartbeat:
@@ -98,7 +106,7 @@ def run_job(runtime: Runtime, job: Job, worker_id: str) -> str | None:
     job_id = int(job.id)  # type: ignore[arg-type]
     started = time.perf_counter()
     try:
-        handler = resolve_handler(job.kind)
+        handler = resolve_handler(runtime, job.kind)
     except UnknownJobKind as error:
         log.error("job %d %s: unknown kind, dead-lettered", job_id, job.kind)
         return queue.fail(runtime.engine, job_id, worker_id, str(error), runtime.clock, permanent=True)

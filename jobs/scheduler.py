@@ -4,26 +4,26 @@ APScheduler keeps its jobs in memory here, on purpose: a shared APScheduler job 
 runs a job twice across processes and loses a job killed mid-run (DESIGN.md). So its
 jobs only *trigger*: the poll runs whatever the `jobs` table says is ready, the hooks
 enqueue work, and the nightly cron enqueues a `sweep` job. Every process (the lab via
-`st.cache_resource`, each `python -m jobs.worker`) runs its own scheduler; the table
+`st.cache_resource`, each `python -m worker`) runs its own scheduler; the table
 decides who does what.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
+from typing import Protocol
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from backends.runtime import Runtime
-from jobs import kinds as job_kinds
+from backends.plugin import PeriodicHook
 from jobs import queue
-from jobs.runner import new_worker_id, run_until_idle
+from jobs.runner import JobRuntime, new_worker_id, run_until_idle
+from jobs.sweep import SWEEP_KIND
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +34,16 @@ HOOK_JOB_PREFIX = "hook:"
 HOOK_INTERVAL_SECONDS = 30.0
 """How often periodic hooks run: they look for idle sessions measured in minutes."""
 
-Hook = Callable[[Runtime], object]
-_reported_hook_failures: set[str] = set()
+
+
+class Runtime(JobRuntime, Protocol):
+    @property
+    def periodic_hooks(self) -> Mapping[str, PeriodicHook]: ...
 
 
 def enqueue_sweep(runtime: Runtime) -> int:
     """"Run the sweep now": enqueue a `sweep` job (or return the one already pending)."""
-    return queue.enqueue_unique(runtime.engine, "sweep", {}, runtime.clock)
+    return queue.enqueue_unique(runtime.engine, SWEEP_KIND, {}, runtime.clock)
 
 
 def poll_queue(
@@ -59,25 +62,7 @@ def poll_queue(
         return 0
 
 
-def resolve_hooks(paths: Sequence[str] | None = None) -> dict[str, Hook]:
-    """Import the periodic hooks; one that fails to import is logged once per process and skipped.
-
-    A hook belongs to a backend that may be half-built or missing its dependencies; that
-    must not stop the queue from running everyone else's jobs.
-    """
-    hooks: dict[str, Hook] = {}
-    for path in job_kinds.PERIODIC_HOOKS if paths is None else paths:
-        module_name, _, function_name = path.partition(":")
-        try:
-            hooks[path] = getattr(importlib.import_module(module_name), function_name)
-        except Exception as error:  # noqa: BLE001 - any import-time failure skips just this hook
-            if path not in _reported_hook_failures:
-                _reported_hook_failures.add(path)
-                log.warning("periodic hook %s skipped: cannot import it (%s: %s)", path, type(error).__name__, error)
-    return hooks
-
-
-def _run_hook(path: str, hook: Hook, runtime: Runtime) -> None:
+def _run_hook(path: str, hook: PeriodicHook, runtime: Runtime) -> None:
     """Call a hook; its failure is logged (type only: messages may quote user data) and retried next time."""
     try:
         hook(runtime)
@@ -112,7 +97,7 @@ def add_periodic_jobs(
             next_run_time=datetime.now(timezone.utc),  # jobs left from a previous run start at once
             **common,
         )
-    for path, hook in resolve_hooks().items():
+    for path, hook in runtime.periodic_hooks.items():
         scheduler.add_job(
             _run_hook,
             IntervalTrigger(seconds=hook_seconds or HOOK_INTERVAL_SECONDS),

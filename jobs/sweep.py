@@ -13,16 +13,18 @@ from datetime import timedelta
 from typing import Any
 
 from backends.registry import backend_names, build_backend
-from backends.runtime import Runtime
+from backends.services import Services
 from jobs import queue
 
 log = logging.getLogger(__name__)
+
+SWEEP_KIND = "sweep"
 
 DONE_JOB_RETENTION = timedelta(days=7)
 """Finished jobs are kept a week for the Jobs page, then deleted (their payloads hold user text)."""
 
 
-def sweep_backend(runtime: Runtime, name: str) -> dict[str, Any]:
+def sweep_backend(runtime: Services, name: str) -> dict[str, Any]:
     """One backend's sweep counts, or {"error": ...} when building or sweeping it failed."""
     try:
         return dict(build_backend(name, runtime).sweep())
@@ -31,7 +33,7 @@ def sweep_backend(runtime: Runtime, name: str) -> dict[str, Any]:
         return {"error": f"{type(error).__name__}: {error}"[: queue.MAX_ERROR_CHARS]}
 
 
-def run_sweep(runtime: Runtime, payload: dict[str, Any], job_id: int) -> dict[str, Any]:
+def run_sweep(runtime: Services, payload: dict[str, Any], job_id: int) -> dict[str, Any]:
     """Job handler: sweep every installed backend and purge old finished jobs; returns counts.
 
     Succeeds even when a backend fails (its error is in the result): retrying the whole

@@ -1,4 +1,4 @@
-"""`python -m jobs.worker`: run the queue in its own process.
+"""`python -m worker`: run the queue in its own process.
 
 The same loop as the lab's scheduler thread (`jobs.scheduler.poll_queue`), so any number
 of workers and lab processes can share one database: the `jobs` table's SKIP LOCKED
@@ -14,20 +14,19 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from backends.runtime import Runtime, get_runtime
 from jobs.runner import new_worker_id, run_until_idle
-from jobs.scheduler import add_periodic_jobs, poll_queue
+from jobs.scheduler import Runtime, add_periodic_jobs, poll_queue
 
 log = logging.getLogger("jobs.worker")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m jobs.worker", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m worker", description=__doc__.splitlines()[0])
     parser.add_argument("--once", action="store_true", help="run every ready job, then exit")
     parser.add_argument("--worker-id", default=None, help="name in jobs.locked_by (default: host-pid-random)")
     parser.add_argument("--kind", action="append", dest="kinds", help="only run jobs of this kind (repeatable)")
@@ -68,7 +67,9 @@ def serve(runtime: Runtime, worker_id: str, stop: threading.Event, kinds: Sequen
     return ran
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(runtime_factory: Callable[[], Runtime], argv: Sequence[str] | None = None) -> int:
+    """The worker loop on the runtime the factory builds (the top-level `worker` module passes
+    the application's; the tests pass one with test job kinds registered)."""
     args = parse_args(argv)
     # Libraries at WARNING: their INFO lines (HTTP requests, Mem0's inserts, server start-up)
     # are noise here and could quote user text; the queue's own lines are at INFO.
@@ -76,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("jobs").setLevel(logging.INFO)
     stop = threading.Event()
     _install_signal_handlers(stop)
-    runtime = get_runtime()
+    runtime = runtime_factory()
     worker_id = args.worker_id or new_worker_id()
     if args.once:
         try:
@@ -96,6 +97,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     log.info("worker %s stopped after %d job(s)", worker_id, ran)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

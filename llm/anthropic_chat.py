@@ -14,12 +14,15 @@ from typing import Any
 import anthropic
 import httpx2
 
-from backends.base import Usage
+from core import Exchange, TextCallback, Usage
 from llm.chat_model import ChatResponse, LLMError, MessageParam, T
+from llm.step_stream import StepStream
 from settings import Settings
 
 SYSTEM_MESSAGE_BETA = "mid-conversation-system-clear-at-2026-08-21"
 CACHE_CONTROL = {"type": "ephemeral"}
+MEMORY_TOOL_BETA = "context-management-2025-06-27"
+"""The real API enables the memory tool type with this beta header."""
 
 
 def readable_error(error: Exception) -> LLMError:
@@ -59,8 +62,25 @@ def make_client(settings: Settings, base_url: str | None) -> anthropic.Anthropic
     )
 
 
+def block_param(block: Any) -> dict[str, Any]:
+    """A response block as the SDK sends it back (its `openapi_model_dump` rules, hand-copied
+    because that helper is private): persisted so turn N+1 replays the bytes turn N sent."""
+    return block.model_dump(mode="json", exclude_unset=True, by_alias=True,
+                            exclude=getattr(block, "__api_exclude__", None))
+
+
+def replayable(content: list[dict[str, Any]], stop_reason: str | None) -> list[dict[str, Any]]:
+    """The blocks to persist. A tool call in a reply that did not stop for tool use (cut at
+    max_tokens) is never run; replayed unanswered, it would make every later request of the
+    conversation invalid, so it is dropped."""
+    if stop_reason == "tool_use":
+        return content
+    return [block for block in content if block.get("type") != "tool_use"]
+
+
 class AnthropicChat:
     provider = "anthropic"
+    supports_tool_runner = True
 
     def __init__(self, settings: Settings, base_url: str | None = None, model: str | None = None,
                  label: str | None = None, client: anthropic.Anthropic | None = None, billed: bool = True) -> None:
@@ -131,3 +151,41 @@ class AnthropicChat:
         if response.stop_reason in ("max_tokens", "refusal"):
             return None
         return response.parsed_output
+
+    def run_tool_runner(self, system: str, messages: list[MessageParam], tools: list[Any], max_iterations: int,
+                        on_text: TextCallback | None = None, max_tokens: int = 1024) -> Exchange:
+        """The SDK's `tool_runner` as one exchange: it runs the tools (SDK tool objects such as
+        `BetaAbstractMemoryTool`) between streamed steps; every message is kept in order."""
+        try:
+            return self._tool_runner_exchange(system, messages, tools, max_iterations, on_text, max_tokens)
+        except anthropic.APIError as error:
+            raise readable_error(error) from None
+
+    def _tool_runner_exchange(self, system: str, messages: list[MessageParam], tools: list[Any], max_iterations: int,
+                              on_text: TextCallback | None, max_tokens: int) -> Exchange:
+        exchange, started, forward = Exchange(), time.perf_counter(), StepStream(on_text)
+        runner = self.client.beta.messages.tool_runner(
+            model=self.model, max_tokens=max_tokens, system=self.system_blocks(system), messages=messages,
+            tools=tools, max_iterations=max_iterations, stream=True,
+            thread=False,  # send the whole (persisted) history every step: append-only, so the prompt cache hits
+            cache_control=CACHE_CONTROL, betas=[MEMORY_TOOL_BETA, SYSTEM_MESSAGE_BETA],
+        )
+        for stream in runner:
+            forward.new_step()
+            first: float | None = None
+            for chunk in stream.text_stream:
+                first = first if first is not None else time.perf_counter()
+                forward(chunk)
+            message = stream.get_final_message()
+            exchange.add_usage(usage_from(message.usage), None if first is None else (first - started) * 1000)
+            exchange.stop_reason = message.stop_reason
+            exchange.texts.append("".join(block.text for block in message.content if block.type == "text"))
+            content = replayable([block_param(block) for block in message.content], message.stop_reason)
+            exchange.messages.append({"role": "assistant", "content": content})
+            if message.stop_reason == "tool_use":
+                # Cached by the runner: the tools run once, and we keep the exact tool_result message it sends.
+                response = runner.generate_tool_call_response()
+                if response is not None:
+                    exchange.messages.append(dict(response))
+        exchange.hit_cap = bool(exchange.messages) and exchange.messages[-1]["role"] == "user"
+        return exchange

@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from backends.base import Usage
+from core import Exchange, Usage
 
 T = TypeVar("T", bound=BaseModel)
 MessageParam = dict[str, Any]
@@ -37,6 +37,8 @@ class ChatModel(Protocol):
     label: str
     billed: bool
     """False for the offline model: its turns cost nothing, whatever model name it echoes."""
+    supports_tool_runner: bool
+    """True when `run_tool_runner` drives SDK tool objects (Anthropic and the offline model)."""
 
     def chat(
         self,
@@ -51,4 +53,9 @@ class ChatModel(Protocol):
 
     def parse(self, system: str, messages: list[MessageParam], output_model: type[T], max_tokens: int = 2048) -> T | None:
         """Structured output into a pydantic model; None when truncated or refused (write nothing)."""
+        ...
+
+    def run_tool_runner(self, system: str, messages: list[MessageParam], tools: list[Any], max_iterations: int,
+                        on_text: Callable[[str], None] | None = None, max_tokens: int = 1024) -> Exchange:
+        """The provider SDK's own tool loop over SDK tool objects (only when supports_tool_runner)."""
         ...

@@ -14,7 +14,7 @@ from typing import Any
 
 import openai
 
-from backends.base import Usage
+from core import Exchange, Usage
 from llm.chat_model import ChatResponse, LLMError, MessageParam, T
 from settings import Settings
 
@@ -69,6 +69,8 @@ def to_openai_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
 
 
 class OpenAIChat:
+    supports_tool_runner = False
+    """No SDK tool objects here: tool loops run over `chat` (see chat.exchange.ToolLoop)."""
     provider = "openai"
     billed = True
 
@@ -141,3 +143,7 @@ class OpenAIChat:
             raise LLMError(f"The OpenAI-compatible endpoint failed: {type(error).__name__}: {error}") from None
         message = response.choices[0].message
         return None if message.refusal else message.parsed
+
+    def run_tool_runner(self, system: str, messages: list[MessageParam], tools: list[Any], max_iterations: int,
+                        on_text: Callable[[str], None] | None = None, max_tokens: int = 1024) -> Exchange:
+        raise NotImplementedError("OpenAI-compatible providers have no SDK tool runner: use chat.exchange.ToolLoop")

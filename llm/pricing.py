@@ -6,7 +6,7 @@ cost 1.25x input and cache reads 0.1x input, as Anthropic prices 5-minute cachin
 
 from __future__ import annotations
 
-from backends.base import Usage
+from core import Usage
 from llm.chat_model import ChatModel
 
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {

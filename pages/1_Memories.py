@@ -31,7 +31,7 @@ st.caption("Every memory, message, summary, file, job and log line about this us
 confirmed = st.checkbox(f"Yes, delete everything the lab holds about {user_id}", key="erase-confirm")
 if st.button("Delete all my data", type="primary", disabled=not confirmed):
     with st.spinner("Erasing…"):
-        reports, problem = erase_everything(runtime, user_id, page.backends)
+        reports, problem = erase_everything(runtime, user_id)
     session.clear_conversation(user_id)
     st.session_state["erasure_report"] = (user_id, report_rows(reports), problem)
     st.rerun()

@@ -6,17 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import resources
-from ui.jobs import job_row, queue_api, runner_api, scheduler_api, visible_to
+from jobs import queue, runner
+from jobs import scheduler as scheduler_module
+from ui.jobs import job_row, visible_to
 from ui.page import open_page
 
 page = open_page("Jobs", "Background work off the request path: what is queued, running, done or dead.", "⚙️")
 runtime, user_id = page.runtime, page.user_id
-queue, scheduler_module, runner = queue_api(), scheduler_api(), runner_api()
-
-if queue is None:
-    st.info("The job queue is not available yet (no `jobs.queue` in this checkout).")
-    st.stop()
-
 if flash := st.session_state.pop("jobs_flash", None):
     st.success(flash)
 
@@ -25,14 +21,14 @@ for column, (state, count) in zip(st.columns(len(counts)), counts.items()):
     column.metric(state, count)
 
 st.subheader("Scheduler")
-scheduler = resources.scheduler() if scheduler_module is not None else None
+scheduler = resources.scheduler()
 if scheduler is None:
     st.caption("No scheduler running in this process.")
 else:
     times = scheduler_module.next_run_times(scheduler)
     st.table([{"job": name, "next run (UTC)": f"{when:%Y-%m-%d %H:%M:%S}"} for name, when in sorted(times.items())])
 
-if scheduler_module is not None and runner is not None and st.button("Run the sweep now", type="primary"):
+if st.button("Run the sweep now", type="primary"):
     with st.status("Running the sweep (expiry, decay, file TTL)…", expanded=True) as box:
         job_id = scheduler_module.enqueue_sweep(runtime)
         st.write(f"Queued sweep job {job_id}; running it…")

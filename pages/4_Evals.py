@@ -6,18 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.evals import EvalRunFailed, case_files, run_eval, run_sweep, scores_figure, sweep_figure
-from ui.optional import optional_attr, optional_module
+from evals.schema import DEFAULT_CASES_DIR
 from ui.page import open_page
 
 page = open_page("Evals", "Multi-session eval cases, scored per category, on the configured model.", "📊")
 
-if optional_module("evals.run") is None:
-    st.info("The eval suite is not available yet (no `evals.run` in this checkout).")
-    st.stop()
-
 chosen = st.multiselect("Backends", page.names, default=page.names, format_func=lambda n: page.labels.get(n, n),
                         key="eval-backends")
-files = case_files(optional_attr("evals.schema", "DEFAULT_CASES_DIR"))
+files = case_files(DEFAULT_CASES_DIR)
 picked = st.multiselect("Case files", files, default=files, format_func=lambda path: path.stem, key="eval-cases")
 cases = None if set(picked) == set(files) else picked
 st.caption("Each run starts `python -m evals.run` in a child process on the configured model.")

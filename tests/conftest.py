@@ -24,7 +24,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 import pytest  # noqa: E402
 
-from backends.runtime import Runtime, build_runtime  # noqa: E402
+from runtime import Runtime, build_runtime  # noqa: E402
 from clock import Clock  # noqa: E402
 
 

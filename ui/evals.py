@@ -18,7 +18,6 @@ from typing import Any
 import plotly.graph_objects as go
 
 from settings import REPO_ROOT
-from ui.optional import optional_module
 
 Progress = Callable[[str], None]
 
@@ -67,9 +66,7 @@ def run_eval(backends: list[str], min_similarity: float | None = None, progress:
 def run_sweep(backends: list[str], values: list[float], progress: Progress = print,
               cases: list[Path] | None = None) -> dict[float, dict[str, dict[str, float]]]:
     """threshold -> backend -> category -> score, from `python -m evals.sweep` (one process for
-    every threshold) when it exists, else one `evals.run` per threshold."""
-    if optional_module("evals.sweep") is None:
-        return {value: run_eval(backends, value, progress, cases)["scores"] for value in values}
+    every threshold)."""
     with tempfile.TemporaryDirectory(prefix="lab-sweep-") as folder:
         command = [sys.executable, "-m", "evals.sweep", "--out", folder, "--values", *map(str, values)]
         command += ["--backend", *backends] + (["--cases", *map(str, cases)] if cases else [])

@@ -16,9 +16,9 @@ def file_records(records: list[MemoryRecord]) -> dict[str, list[MemoryRecord]]:
     """path -> its line records in line order."""
     files: dict[str, list[MemoryRecord]] = defaultdict(list)
     for record in records:
-        if path := record.extra.get("path"):
-            files[str(path)].append(record)
-    return {path: sorted(lines, key=lambda r: r.extra.get("line", 0)) for path, lines in sorted(files.items())}
+        if record.location is not None:
+            files[record.location.path].append(record)
+    return {path: sorted(lines, key=lambda r: r.location.line if r.location else 0) for path, lines in sorted(files.items())}
 
 
 def tree_lines(paths: list[str]) -> list[str]:

@@ -1,23 +1,9 @@
-"""The job queue as the Jobs page shows it, behind guarded imports (the queue may not
-be in this checkout yet). Rows show no payloads: they can hold the user's text."""
+"""The job queue as the Jobs page shows it. Rows show no payloads (ids only, by design)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ui.optional import optional_module
-
-
-def queue_api() -> Any | None:
-    return optional_module("jobs.queue")
-
-
-def scheduler_api() -> Any | None:
-    return optional_module("jobs.scheduler")
-
-
-def runner_api() -> Any | None:
-    return optional_module("jobs.runner")
 
 
 def job_row(job: Any) -> dict[str, Any]:

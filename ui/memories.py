@@ -6,14 +6,13 @@ lineage, one without provenance shows none.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import streamlit as st
 
 from backends.base import ErasureReport, MemoryBackend, MemoryRecord
-from backends.runtime import Runtime
+from runtime import Runtime
 from ui.columns import md_escape
-from ui.optional import optional_attr
+from backends.erasure import ErasureIncomplete, erase_user_everywhere
 
 INACTIVE = ("superseded", "retracted", "expired")
 
@@ -43,8 +42,8 @@ def record_meta(record: MemoryRecord) -> str:
         parts.append(f"expires {record.expires_at:%Y-%m-%d}")
     if record.importance is not None:
         parts.append(f"importance {record.importance:.2f}")
-    if path := record.extra.get("path"):
-        parts.append(f"{path}" + (f":{record.extra['line']}" if "line" in record.extra else ""))
+    if record.location is not None:
+        parts.append(f"{record.location.path}:{record.location.line}")
     return " · ".join(parts)
 
 
@@ -112,19 +111,14 @@ def render_forget(user_id: str, backend: MemoryBackend) -> None:
             st.rerun()
 
 
-def erase_everything(
-    runtime: Runtime, user_id: str, backends: dict[str, MemoryBackend]
-) -> tuple[list[ErasureReport], str | None]:
-    """Every copy of the user's data: the shared helper when it exists (it also removes the
-    rows no backend owns), else each backend's own erase. Returns the reports and, when some
-    store could not be erased, why (the reports then cover what was erased)."""
-    everywhere: Callable | None = optional_attr("backends.erasure", "erase_user_everywhere")
-    if everywhere is None:
-        return [backend.erase_user(user_id) for backend in backends.values()], None
+def erase_everything(runtime: Runtime, user_id: str) -> tuple[list[ErasureReport], str | None]:
+    """Every copy of the user's data, in every backend and the rows no backend owns. Returns
+    the reports and, when some store could not be erased, why (the reports then cover what
+    was erased)."""
     try:
-        return list(everywhere(runtime, user_id)), None
-    except Exception as error:  # noqa: BLE001 - ErasureIncomplete carries partial reports; say what is left
-        return list(getattr(error, "reports", [])), str(error)
+        return list(erase_user_everywhere(runtime, user_id)), None
+    except ErasureIncomplete as error:  # carries partial reports; say what is left
+        return list(error.reports), str(error)
 
 
 def report_rows(reports: list[ErasureReport]) -> list[dict[str, object]]:

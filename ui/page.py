@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from backends.base import MemoryBackend
-from backends.runtime import Runtime
+from runtime import Runtime
 from settings import SettingsError
 from ui import resources, session, sidebar
 

@@ -7,7 +7,6 @@ step in a status box the first time and nothing afterwards.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from typing import Any
 
@@ -15,9 +14,9 @@ import streamlit as st
 
 from backends.base import MemoryBackend
 from backends.registry import backend_names, build_backend
-from backends.runtime import Runtime, get_runtime
+from jobs.scheduler import start_scheduler
+from runtime import Runtime, get_runtime
 from settings import get_settings
-from ui.optional import optional_attr
 
 _started = threading.Event()
 
@@ -34,15 +33,12 @@ def backend(name: str) -> MemoryBackend:
 
 
 @st.cache_resource(show_spinner=False)
-def scheduler() -> Any | None:
-    """The APScheduler that triggers queued work and the nightly sweep, once the queue exists."""
-    start_scheduler = optional_attr("jobs.scheduler", "start_scheduler")
-    return None if start_scheduler is None else start_scheduler(runtime())
+def scheduler() -> Any:
+    """The APScheduler that triggers queued work and the nightly sweep."""
+    return start_scheduler(runtime())
 
 
 def available_backends() -> list[str]:
-    """The backends present in this checkout; re-read each run so a backend that lands appears."""
-    importlib.invalidate_caches()
     return backend_names()
 
 

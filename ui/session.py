@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from backends.base import Knobs, TurnResult
+from core import KNOBS, Knobs, TurnResult
 
 USER_KEY = "lab_user"
 TURNS_KEY = "lab_turns"
@@ -66,13 +66,13 @@ def clear_conversation(user_id: str) -> None:
     st.session_state.setdefault(EARLIER_KEY, {})[user_id] = {}
 
 
+def knob_key(name: str) -> str:
+    """The session-state key of a knob's slider."""
+    return f"knob_{name}"
+
+
 def knobs_from_state(defaults: Knobs) -> Knobs:
     """The knobs the sliders currently say, falling back to the settings' defaults."""
     state = st.session_state
-    return Knobs(
-        min_similarity=state.get("knob_min_similarity", defaults.min_similarity),
-        half_life_days=state.get("knob_half_life_days", defaults.half_life_days),
-        max_memory_tokens=state.get("knob_max_memory_tokens", defaults.max_memory_tokens),
-        top_k=state.get("knob_top_k", defaults.top_k),
-        incognito=state.get("knob_incognito", False),
-    )
+    values = {spec.name: state.get(knob_key(spec.name), getattr(defaults, spec.name)) for spec in KNOBS}
+    return Knobs(**values, incognito=state.get("knob_incognito", False))

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from backends.base import Knobs
-from backends.runtime import Runtime
-from chat.store import InvalidUserId
+from core import KNOBS, InvalidUserId, Knobs
+from runtime import Runtime
 from ui import session
 
 DEFAULT_USER = "demo"
@@ -64,26 +63,23 @@ class LabControls:
 
 def lab_controls(runtime: Runtime, names: list[str], labels: dict[str, str]) -> LabControls:
     """New conversation, incognito, which backends, the knobs, the model and the clock."""
-    defaults = Knobs.from_settings(runtime.settings)
+    defaults = runtime.settings.knobs()
     state = st.session_state
     state.setdefault("lab_enabled_backends", list(names))
     state["lab_enabled_backends"] = [name for name in state["lab_enabled_backends"] if name in names]
     # Defaults go into session state (not `value=`): the keys are re-assigned on every page
     # so they survive page switches, and a widget given both would warn.
-    state.setdefault("knob_min_similarity", defaults.min_similarity)
-    state.setdefault("knob_half_life_days", defaults.half_life_days)
-    state.setdefault("knob_max_memory_tokens", defaults.max_memory_tokens)
-    state.setdefault("knob_top_k", defaults.top_k)
+    for spec in KNOBS:
+        state.setdefault(session.knob_key(spec.name), getattr(defaults, spec.name))
     state.setdefault("knob_incognito", False)
     with st.sidebar:
         new_conversation = st.button("New conversation", type="primary", help="Every column starts a fresh conversation")
         st.toggle("Incognito (no recall, nothing stored)", key="knob_incognito")
         st.multiselect("Backends", names, key="lab_enabled_backends", format_func=lambda name: labels.get(name, name))
         st.subheader("Memory knobs (next turn)")
-        st.slider("MIN_SIMILARITY", 0.0, 1.0, step=0.01, key="knob_min_similarity")
-        st.slider("Half-life (days)", 1.0, 365.0, step=1.0, key="knob_half_life_days")
-        st.slider("MAX_MEMORY_TOKENS", 0, 4000, step=50, key="knob_max_memory_tokens")
-        st.slider("Top-k", 1, 50, step=1, key="knob_top_k")
+        for spec in KNOBS:
+            low = spec.low if spec.slider_low is None else spec.slider_low
+            st.slider(spec.label, low, spec.high, step=spec.step, key=session.knob_key(spec.name), help=spec.help)
         model_summary(runtime)
         advance_days = clock_control(runtime)
     return LabControls(state["lab_enabled_backends"], session.knobs_from_state(defaults), new_conversation, advance_days)

@@ -9,9 +9,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from backends.base import Knobs, MemoryBackend, TurnContext
-from backends.runtime import Runtime
+from runtime import Runtime
 from ui.events import last_event_id, noted_since
-from ui.optional import optional_attr
+from jobs.runner import drain
 from ui.parallel import run_parallel
 from ui.session import Turn
 
@@ -20,9 +20,6 @@ CURSOR = " ▌"
 
 def run_background_work(runtime: Runtime, user_id: str) -> None:
     """Run this user's queued jobs now so "Noted: ..." can be said under this turn."""
-    drain = optional_attr("jobs.runner", "drain")
-    if drain is None:
-        return
     try:
         with st.spinner("Running background work (extraction, memory writes)…"):
             drain(runtime, user_id=user_id)

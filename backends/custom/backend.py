@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
 from backends.custom import forgetting, jobs, memories
-from backends.custom.forget_tool import FORGET_TOOL, forget_handler
 from backends.custom.recall import recall
-from backends.runtime import Runtime
+from backends.forget_tool import forget_step
+from backends.services import Services
 from chat.turn import ChatTurnRunner
 
 
@@ -20,26 +20,23 @@ class CustomPipelineBackend(MemoryBackend):
     label = "Custom pipeline"
     description = "Our extraction -> Postgres/pgvector -> scored recall -> injected notes, with update, expiry and deletion."
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Services) -> None:
         self.runtime = runtime
         self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
 
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
-        user_id = self.runtime.store.ensure_user(context.user_id)
-        return recall(self.runtime.engine, self.runtime.embedder, user_id, context.text, context.knobs,
+        return recall(self.runtime.engine, self.runtime.embedder, context.user_id, context.text, context.knobs,
                       self.runtime.clock.now(), self.runtime.settings.importance_weight)
 
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
-        user_id = self.runtime.store.ensure_user(context.user_id)
-        handler = forget_handler(lambda topic: self.forget(user_id, topic))
-        return self.runner.run(context, recall, on_text, tools=[FORGET_TOOL], tool_handlers={"forget": handler})
+        step = forget_step(lambda topic: self.forget(context.user_id, topic))
+        return self.runner.run(context, recall, on_text, step=step)
 
     def after_turn(self, context: TurnContext, result: TurnResult) -> list[int]:
         if self.runtime.settings.extract_when != "turn" or result.user_message_id is None:
             return []  # session mode: extraction is queued when the conversation ends
-        user_id = self.runtime.store.ensure_user(context.user_id)
-        return [jobs.enqueue_turn(self.runtime, user_id, result.user_message_id)]
+        return [jobs.enqueue_turn(self.runtime, context.user_id, result.user_message_id)]
 
     # -- conversations -----------------------------------------------------------
     def new_conversation(self, user_id: str) -> None:

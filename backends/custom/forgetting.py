@@ -15,7 +15,8 @@ from sqlmodel import Session
 
 from backends.base import ErasureReport, MemoryRecord
 from backends.custom.memories import to_record
-from backends.erasure import erase_conversations
+from backends.forget_tool import FORGET_CANDIDATES, FORGET_MARGIN, FORGET_MIN_SIMILARITY, matching
+from backends.conversation_erasure import erase_conversations
 from db.models import EventLog, Job, Memory, MemoryJob
 from db.queries import nearest_live_memories
 from embeddings import Embedder, embed_one
@@ -25,12 +26,6 @@ EXPIRED_GRACE = timedelta(days=7)
 STALE_EPISODIC_AFTER = timedelta(days=180)
 STALE_EPISODIC_IMPORTANCE = 0.3
 INACTIVE_KEPT_FOR = timedelta(days=90)
-FORGET_MIN_SIMILARITY = 0.25
-FORGET_MARGIN = 0.10
-"""A forget topic is short ("where I live" vs "User lives in Pune." scores 0.29 with MiniLM),
-so the floor is low; deleting only matches within a margin of the best one keeps "I live in
-Pune" (0.76) from also taking "User is in Goa this week" (0.41) with it."""
-FORGET_CANDIDATES = 10
 
 
 def sweep(engine: Engine, now: datetime, user_id: str | None = None) -> dict[str, int]:
@@ -85,8 +80,7 @@ def forget(engine: Engine, embedder: Embedder, user_id: str, topic: str, now: da
     vector = embed_one(embedder, topic)
     with Session(engine) as session:
         nearest = nearest_live_memories(session.connection(), user_id, vector, now, FORGET_CANDIDATES)
-        floor = max(min_similarity, (nearest[0][1] - margin) if nearest else min_similarity)
-        matches = [memory_id for memory_id, similarity in nearest if similarity >= floor]
+        matches = matching(nearest, min_similarity, margin)
         lineages = list(set(session.scalars(
             select(Memory.lineage_id).where(Memory.user_id == user_id, Memory.id.in_([uuid.UUID(m) for m in matches]))
         )))

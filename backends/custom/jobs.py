@@ -25,7 +25,7 @@ from sqlmodel import Session
 
 from backends.custom.extraction import Existing, MemoryOperation, Turn, extract, normalise
 from backends.custom.reconcile import BACKEND, apply_operations
-from backends.runtime import Runtime
+from backends.services import Services
 from db.models import Conversation, Memory, Message
 from db.queries import nearest_live_memories
 
@@ -65,7 +65,7 @@ def as_turns(group: list[Message]) -> list[Turn]:
     return turns
 
 
-def _load(runtime: Runtime, user_id: str, conversation_id: uuid.UUID) -> list[list[Message]]:
+def _load(runtime: Services, user_id: str, conversation_id: uuid.UUID) -> list[list[Message]]:
     return group_turns(runtime.store.load_messages(conversation_id, user_id))
 
 
@@ -79,7 +79,7 @@ def turn_context(groups: list[list[Message]], message_id: str) -> list[Turn]:
 
 
 # -- existing memories -----------------------------------------------------------------
-def nearest_existing(runtime: Runtime, user_id: str, texts: list[str]) -> list[Existing]:
+def nearest_existing(runtime: Services, user_id: str, texts: list[str]) -> list[Existing]:
     """The user's live memories nearest to any of the texts, best first, as m1..m10."""
     if not texts:
         return []
@@ -109,7 +109,8 @@ def _source_finder(turns: list[Turn]) -> Callable[[MemoryOperation], uuid.UUID |
     return source_of
 
 
-def extract_and_apply(runtime: Runtime, user_id: str, turns: list[Turn], guard_id: uuid.UUID) -> dict[str, Any]:
+def extract_and_apply(runtime: Services, user_id: str, turns: list[Turn], guard_id: uuid.UUID,
+                      job_id: int | None = None) -> dict[str, Any]:
     """One extraction call over these turns, then one guarded reconciliation."""
     user_texts = [turn.text for turn in turns if turn.role == "user"]
     if not user_texts:
@@ -123,18 +124,18 @@ def extract_and_apply(runtime: Runtime, user_id: str, turns: list[Turn], guard_i
         return {**result, "refused": True}  # truncated or refused: write nothing, not even the guard
     outcome = apply_operations(
         runtime.engine, runtime.embedder, runtime.clock.now(), user_id, guard_id, extraction.operations,
-        {item.ref: item.memory_id for item in existing}, _source_finder(turns),
+        {item.ref: item.memory_id for item in existing}, _source_finder(turns), job_id,
     )
     return {**result, **outcome.counts()}
 
 
-def _message(runtime: Runtime, user_id: str, message_id: str) -> Message | None:
+def _message(runtime: Services, user_id: str, message_id: str) -> Message | None:
     with Session(runtime.engine) as session:
         message = session.get(Message, uuid.UUID(message_id))
     return message if message is not None and message.user_id == user_id else None
 
 
-def run_extraction(runtime: Runtime, payload: dict[str, Any], job_id: int | None) -> dict[str, Any] | None:
+def run_extraction(runtime: Services, payload: dict[str, Any], job_id: int | None) -> dict[str, Any] | None:
     """The `custom.extract` handler: {"user_id", "message_id"} (turn) or {"user_id", "conversation_id"} (session).
 
     Idempotent: a second run for the same source stops at the memory_jobs conflict.
@@ -143,29 +144,24 @@ def run_extraction(runtime: Runtime, payload: dict[str, Any], job_id: int | None
     if payload.get("conversation_id"):
         conversation_id = uuid.UUID(str(payload["conversation_id"]))
         turns = [turn for group in _load(runtime, user_id, conversation_id) for turn in as_turns(group)]
-        return {"mode": "session", **extract_and_apply(runtime, user_id, turns, conversation_id)}
+        return {"mode": "session", **extract_and_apply(runtime, user_id, turns, conversation_id, job_id)}
     message = _message(runtime, user_id, str(payload["message_id"]))
     if message is None:
         return {"mode": "turn", "skipped": "message gone (erased?)"}
     turns = turn_context(_load(runtime, user_id, message.conversation_id), str(message.id))
-    return {"mode": "turn", **extract_and_apply(runtime, user_id, turns, message.id)}
+    return {"mode": "turn", **extract_and_apply(runtime, user_id, turns, message.id, job_id)}
 
 
 # -- queueing ----------------------------------------------------------------------------
-def enqueue_turn(runtime: Runtime, user_id: str, message_id: str) -> int:
-    from jobs.queue import enqueue
-
-    return enqueue(runtime.engine, KIND, {"user_id": user_id, "message_id": message_id}, user_id=user_id, clock=runtime.clock)
+def enqueue_turn(runtime: Services, user_id: str, message_id: str) -> int:
+    return runtime.enqueue(KIND, {"user_id": user_id, "message_id": message_id}, user_id=user_id)
 
 
-def enqueue_session(runtime: Runtime, user_id: str, conversation_id: uuid.UUID) -> int:
-    from jobs.queue import enqueue
-
-    return enqueue(runtime.engine, KIND, {"user_id": user_id, "conversation_id": str(conversation_id)},
-                   user_id=user_id, clock=runtime.clock)
+def enqueue_session(runtime: Services, user_id: str, conversation_id: uuid.UUID) -> int:
+    return runtime.enqueue(KIND, {"user_id": user_id, "conversation_id": str(conversation_id)}, user_id=user_id)
 
 
-def end_idle_sessions(runtime: Runtime) -> list[int]:
+def end_idle_sessions(runtime: Services) -> list[int]:
     """Periodic hook: close custom conversations idle past the timeout and queue their extraction.
 
     The UPDATE ... WHERE ended_at IS NULL RETURNING makes each conversation end once, even

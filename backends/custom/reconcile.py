@@ -16,10 +16,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from sqlalchemy import Connection, Engine, Row, insert, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from backends.custom.extraction import MemoryOperation
-from db.models import EventLog, Memory, MemoryJob
+from backends.job_records import claim, record_noted
+from core import NotedEvent, NotedMemory
+from db.models import Memory
 from db.schema import LIVE_MEMORY_PREDICATE
 from embeddings import Embedder
 
@@ -36,6 +37,11 @@ class Outcome:
     retracted: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
+    def noted(self, message_id: str, job_id: int | None) -> NotedEvent:
+        changes = [("added", self.added), ("updated", self.updated), ("retracted", self.retracted)]
+        return NotedEvent(backend=BACKEND, message_id=message_id, job_id=job_id,
+                          memories=[NotedMemory(text=text, change=change) for change, texts in changes for text in texts])
+
     @property
     def written(self) -> int:
         return len(self.added) + len(self.updated) + len(self.retracted)
@@ -44,17 +50,6 @@ class Outcome:
         """The job result: counts only, so the jobs table never holds memory text."""
         return {"already_applied": self.already_applied, "added": len(self.added), "updated": len(self.updated),
                 "retracted": len(self.retracted), "skipped": len(self.skipped)}
-
-
-def _claim(connection: Connection, guard_message_id: uuid.UUID, user_id: str, now: datetime) -> bool:
-    """Insert the idempotency row; False when this source message was already processed."""
-    statement = (
-        pg_insert(MemoryJob)
-        .values(message_id=guard_message_id, user_id=user_id, processed_at=now)
-        .on_conflict_do_nothing(index_elements=["message_id"])
-        .returning(MemoryJob.message_id)
-    )
-    return connection.execute(statement).first() is not None
 
 
 def _live_row(connection: Connection, user_id: str, memory_id: str) -> Row | None:
@@ -105,6 +100,7 @@ def apply_operations(
     operations: list[MemoryOperation],
     refs: dict[str, str],
     source_of: Callable[[MemoryOperation], uuid.UUID | None] = lambda op: None,
+    job_id: int | None = None,
 ) -> Outcome:
     """Apply the operations for one source message; a second call for it writes nothing."""
     to_embed = [op.content for op in operations if op.op != "retract"]
@@ -114,16 +110,11 @@ def apply_operations(
     with engine.begin() as connection:
         # One writer per user at a time: two jobs updating the same lineage must not both win.
         connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"{BACKEND}-memories:{user_id}"})
-        if not _claim(connection, guard_message_id, user_id, now):
+        if not claim(connection, guard_message_id, user_id, now):
             outcome.already_applied = True
             return outcome
         for op, vector in prepared:
             _apply_one(connection, user_id, op, vector, refs, source_of(op), now, outcome)
-        if outcome.written:
-            connection.execute(insert(EventLog).values(
-                user_id=user_id, backend=BACKEND, kind="noted", created_at=now,
-                detail={"added": outcome.added, "updated": outcome.updated, "retracted": outcome.retracted,
-                        "message_id": str(guard_message_id)},
-            ))
+        record_noted(connection, user_id, outcome.noted(str(guard_message_id), job_id), now)
     return outcome
 

@@ -14,28 +14,16 @@ from sqlalchemy import delete, select
 from sqlmodel import Session
 
 from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
-from backends.erasure import erase_conversations
+from backends.conversation_erasure import erase_conversations
+from backends.forget_tool import FORGET_CANDIDATES, forget_step, matching
 from backends.mem0_backend import history
 from backends.mem0_backend.jobs import BACKEND, KIND, add_payload
 from backends.mem0_backend.recall import recall
 from backends.mem0_backend.store import Mem0Store, get_store, parse_time
-from backends.runtime import Runtime
+from backends.services import Services
 from chat.store import normalise_user_id
 from chat.turn import ChatTurnRunner
 from db.models import Conversation, EventLog, Job, MemoryJob, Message
-
-
-FORGET_MIN_SIMILARITY = 0.5
-"""A stored memory 'is about' a forget topic from this cosine similarity up (MiniLM: a
-paraphrase of the same fact scores about 0.6-0.9, an unrelated fact under 0.3)."""
-FORGET_CANDIDATES = 20
-
-FORGET_TOOL: dict[str, Any] = {
-    "name": "forget",
-    "description": "Delete what long-term memory holds about a topic, when the user asks you to forget something.",
-    "input_schema": {"type": "object", "properties": {"topic": {"type": "string", "description": "What to forget"}},
-                     "required": ["topic"]},
-}
 
 
 def _record(item: dict[str, Any]) -> MemoryRecord:
@@ -50,7 +38,7 @@ class Mem0Backend(MemoryBackend):
     label = "Mem0"
     description = "mem0ai's open-source Memory: its own extraction, pgvector store and search."
 
-    def __init__(self, runtime: Runtime, store: Mem0Store | None = None) -> None:
+    def __init__(self, runtime: Services, store: Mem0Store | None = None) -> None:
         self.runtime = runtime
         self._given_store = store
         self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
@@ -62,29 +50,16 @@ class Mem0Backend(MemoryBackend):
 
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
-        return recall(self.store, normalise_user_id(context.user_id), context.text, context.knobs)
+        return recall(self.store, context.user_id, context.text, context.knobs)
 
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
-        user_id = normalise_user_id(context.user_id)  # from the session: the tool input never names a user
-        handlers = {"forget": lambda tool_input: self._forget_tool(user_id, tool_input)}
-        return self.runner.run(context, recall, on_text, tools=[FORGET_TOOL], tool_handlers=handlers)
+        step = forget_step(lambda topic: self.forget(context.user_id, topic))  # the session's user, never tool input
+        return self.runner.run(context, recall, on_text, step=step)
 
     def after_turn(self, context: TurnContext, result: TurnResult) -> list[int]:
         """Queue Mem0's add for this turn (the reply is already on screen)."""
-        from jobs.queue import enqueue  # imported here: the queue is only needed once a turn ran
-
-        user_id = normalise_user_id(context.user_id)
-        payload = add_payload(user_id, context.text, result.reply, result.user_message_id or "", result.assistant_message_id)
-        return [enqueue(self.runtime.engine, KIND, payload, user_id=user_id, clock=self.runtime.clock)]
-
-    def _forget_tool(self, user_id: str, tool_input: dict[str, Any]) -> str:
-        topic = str(tool_input.get("topic", "")).strip()
-        if not topic:
-            raise ValueError("topic is required")
-        deleted = self.forget(user_id, topic)
-        if not deleted:
-            return f"Nothing stored matched {topic!r}."
-        return f"Deleted {len(deleted)} memories: " + "; ".join(record.content for record in deleted)
+        payload = add_payload(context.user_id, result.user_message_id or "", result.assistant_message_id)
+        return [self.runtime.enqueue(KIND, payload, user_id=context.user_id)]
 
     # -- conversations -----------------------------------------------------------
     def new_conversation(self, user_id: str) -> None:
@@ -100,8 +75,11 @@ class Mem0Backend(MemoryBackend):
 
     def forget(self, user_id: str, topic: str) -> list[MemoryRecord]:
         user_id = normalise_user_id(user_id)
-        hits = self.store.search(user_id, topic, top_k=FORGET_CANDIDATES, threshold=FORGET_MIN_SIMILARITY)
-        deleted = [self.store.delete(user_id, hit.id) for hit in hits if hit.similarity >= FORGET_MIN_SIMILARITY]
+        if not topic.strip():
+            return []
+        hits = self.store.search(user_id, topic, top_k=FORGET_CANDIDATES, threshold=0.0)
+        about = matching([(hit.id, hit.similarity) for hit in hits])
+        deleted = [self.store.delete(user_id, memory_id) for memory_id in about]
         return [_record(item) for item in deleted if item is not None]
 
     def erase_user(self, user_id: str) -> ErasureReport:

@@ -22,55 +22,52 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from backends.job_records import claim, record_noted
 from backends.mem0_backend.store import get_store
-from backends.runtime import Runtime
-from db.models import EventLog
+from backends.services import Services
+from core import NotedEvent, NotedMemory
 
 BACKEND = "mem0"
 KIND = "mem0.add"
 
 
-def add_payload(user_id: str, user_text: str, reply: str, user_message_id: str, assistant_message_id: str | None) -> dict[str, Any]:
-    """What the job needs, nothing more (erasure deletes it with the user's jobs)."""
-    return {"user_id": user_id, "user_text": user_text, "reply": reply,
-            "message_id": user_message_id, "assistant_message_id": assistant_message_id}
+def add_payload(user_id: str, user_message_id: str, assistant_message_id: str | None) -> dict[str, Any]:
+    """Ids only: the handler reads the turn's text itself (scoped by user), so a queued job
+    never becomes another copy of what the user said (or of a secret they typed)."""
+    return {"user_id": user_id, "message_id": user_message_id, "assistant_message_id": assistant_message_id}
 
 
-def _claim_guard(connection: Connection, user_id: str, message_id: uuid.UUID, now: Any) -> str | None:
-    """None when the add may run; otherwise why it must not."""
-    exists = connection.execute(
-        text("SELECT 1 FROM messages WHERE id = :id AND user_id = :user_id FOR KEY SHARE"), {"id": message_id, "user_id": user_id}
-    ).first()
-    if exists is None:
-        return "turn no longer exists (erased)"
-    inserted = connection.execute(
-        text("INSERT INTO memory_jobs (message_id, user_id, processed_at) VALUES (:id, :user_id, :now) "
-             "ON CONFLICT (message_id) DO NOTHING RETURNING message_id"),
-        {"id": message_id, "user_id": user_id, "now": now},
-    ).first()
-    return None if inserted is not None else "already added"
+def _lock_turn(connection: Connection, user_id: str, message_id: uuid.UUID) -> str | None:
+    """The user message's text, locked (FOR KEY SHARE) so erasure cannot delete the turn while
+    its add is in flight; None when the turn no longer exists (erased)."""
+    return connection.execute(
+        text("SELECT text FROM messages WHERE id = :id AND user_id = :user_id FOR KEY SHARE"),
+        {"id": message_id, "user_id": user_id},
+    ).scalar()
 
 
-def _note_event(connection: Connection, user_id: str, stored: list[dict[str, Any]], message_id: str, job_id: int | None, now: Any) -> None:
-    texts = [item.get("memory", "") for item in stored]
-    detail = {"text": "; ".join(texts), "memories": [{"id": item.get("id"), "text": item.get("memory")} for item in stored],
-              "message_id": message_id, "job_id": job_id}
-    table = EventLog.__table__
-    connection.execute(table.insert().values(user_id=user_id, backend=BACKEND, kind="noted", detail=detail, created_at=now))
+def _reply_text(connection: Connection, user_id: str, message_id: str | None) -> str:
+    if not message_id:
+        return ""
+    return connection.execute(text("SELECT text FROM messages WHERE id = :id AND user_id = :user_id"),
+                              {"id": uuid.UUID(message_id), "user_id": user_id}).scalar() or ""
 
 
-def run_add(runtime: Runtime, payload: dict[str, Any], job_id: int | None) -> dict[str, Any] | None:
+def run_add(runtime: Services, payload: dict[str, Any], job_id: int | None) -> dict[str, Any] | None:
     """Run Mem0's add for one turn exactly once in effect (see the module docstring)."""
     user_id, message_id = payload["user_id"], payload["message_id"]
-    messages = [{"role": "user", "content": payload["user_text"]}, {"role": "assistant", "content": payload["reply"]}]
     store = get_store(runtime)
     now = runtime.clock.now()
     with runtime.engine.begin() as connection:
-        skipped = _claim_guard(connection, user_id, uuid.UUID(message_id), now)
-        if skipped is not None:
-            return {"skipped": skipped}
+        user_text = _lock_turn(connection, user_id, uuid.UUID(message_id))
+        if user_text is None:
+            return {"skipped": "turn no longer exists (erased)"}
+        if not claim(connection, uuid.UUID(message_id), user_id, now):
+            return {"skipped": "already added"}
+        messages = [{"role": "user", "content": user_text},
+                    {"role": "assistant", "content": _reply_text(connection, user_id, payload.get("assistant_message_id"))}]
         # created_at from the lab's clock (Mem0 would use the wall clock), so time travel applies.
         stored = store.add(user_id, messages, {"source_message_id": message_id, "created_at": now.isoformat()})
-        if stored:
-            _note_event(connection, user_id, stored, message_id, job_id, now)
+        record_noted(connection, user_id, NotedEvent(backend=BACKEND, message_id=message_id, job_id=job_id, memories=[
+            NotedMemory(id=item.get("id"), text=item.get("memory", "")) for item in stored]), now)
     return {"stored": len(stored), "memory_ids": [item.get("id") for item in stored]}

@@ -19,7 +19,7 @@ from sqlalchemy import Engine, text
 from backends.mem0_backend import history, indexes
 from backends.mem0_backend.config import COLLECTION, history_db_path, mem0_config
 from backends.mem0_backend.library import memory_class
-from backends.runtime import Runtime
+from backends.services import Services
 
 LIST_LIMIT = 10_000
 """get_all's cap when listing a user's memories (the Memories page, erasure checks)."""
@@ -59,7 +59,7 @@ def _is_uuid(value: str) -> bool:
 
 
 class Mem0Store:
-    def __init__(self, runtime: Runtime, collection: str = COLLECTION, default_index: bool | None = None) -> None:
+    def __init__(self, runtime: Services, collection: str = COLLECTION, default_index: bool | None = None) -> None:
         settings = runtime.settings
         self.engine: Engine = runtime.engine
         self.collection = collection
@@ -138,7 +138,7 @@ _stores: dict[tuple[Any, ...], Mem0Store] = {}
 _stores_lock = threading.Lock()
 
 
-def get_store(runtime: Runtime, collection: str = COLLECTION, default_index: bool | None = None) -> Mem0Store:
+def get_store(runtime: Services, collection: str = COLLECTION, default_index: bool | None = None) -> Mem0Store:
     """The shared store for this database, collection and index mode (built on first use)."""
     settings = runtime.settings
     mode = settings.mem0_default_index if default_index is None else default_index

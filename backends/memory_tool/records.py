@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
-from backends.base import MemoryRecord
+from core import MemoryRecord
+from core.records import FileLocation
 from db.models import MemoryFile
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -58,7 +59,7 @@ def file_records(file: MemoryFile, ttl_days: float) -> list[MemoryRecord]:
             id=record_id(file, number, line), content=line.strip(), kind="file", status="live",
             created_at=file.created_at, last_used_at=file.last_read_at,
             expires_at=last_use + timedelta(days=ttl_days),
-            extra={"path": file.path, "line": number, "updated_at": file.updated_at.isoformat()},
+            location=FileLocation(path=file.path, line=number, updated_at=file.updated_at),
         ))
     return records
 

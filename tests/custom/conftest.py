@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from backends.base import Knobs, TurnContext, TurnResult
 from backends.custom.backend import CustomPipelineBackend
-from backends.runtime import Runtime
+from runtime import Runtime
 from db.models import Job, Memory
 from jobs.runner import drain
 

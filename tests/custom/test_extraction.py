@@ -17,7 +17,7 @@ from backends.custom.extraction import (
     validate,
 )
 from backends.custom.secrets_filter import contains_secret, iban_valid, luhn_valid, secret_reason
-from backends.runtime import Runtime
+from runtime import Runtime
 
 EXISTING = [Existing("m1", "00000000-0000-0000-0000-000000000001", "User lives in Bangalore.")]
 TURNS = [

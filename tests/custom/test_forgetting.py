@@ -151,7 +151,7 @@ def test_incognito_turns_write_no_memory(backend: CustomPipelineBackend, user_id
 
 
 def test_incognito_turns_are_left_out_of_session_extraction(make_user, runtime) -> None:
-    from backends.runtime import Runtime
+    from runtime import Runtime
     from settings import load_settings
 
     session_runtime = Runtime(settings=load_settings(extract_when="session"), engine=runtime.engine, embedder=runtime.embedder,

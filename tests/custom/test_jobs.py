@@ -10,7 +10,7 @@ from sqlmodel import Session
 from backends.base import Knobs, TurnContext
 from backends.custom import jobs as custom_jobs
 from backends.custom.backend import CustomPipelineBackend
-from backends.runtime import Runtime
+from runtime import Runtime
 from db.models import EventLog, MemoryJob
 from jobs import queue
 from jobs.runner import drain, new_worker_id, run_job

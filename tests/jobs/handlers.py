@@ -1,4 +1,4 @@
-"""Test-only job handlers, registered by monkeypatching `jobs.kinds.JOB_HANDLERS`.
+"""Test-only job handlers, registered on the runtime's handler table (see conftest).
 
 Each application of a job writes a row to `test_job_applications` (no unique key), so a
 job run twice shows up as two rows: the tests count rows, not log lines.
@@ -17,16 +17,8 @@ from sqlalchemy import Engine, text
 from sqlalchemy.dialects.postgresql import insert
 
 from backends.base import ErasureReport, MemoryBackend
-from backends.runtime import Runtime
+from runtime import Runtime
 from db.models import MemoryJob
-
-TEST_HANDLERS: dict[str, str] = {
-    "test.record": "tests.jobs.handlers:record",
-    "test.fail": "tests.jobs.handlers:fail",
-    "test.slow_first": "tests.jobs.handlers:slow_first_attempt",
-    "test.guarded": "tests.jobs.handlers:guarded",
-    "test.bad_result": "tests.jobs.handlers:bad_result",
-}
 
 TABLES_SQL = [
     """CREATE TABLE IF NOT EXISTS test_job_applications (
@@ -121,6 +113,10 @@ def count_hook(runtime: Runtime) -> None:
     HOOK_CALLS.append(runtime.settings.chat_model)
 
 
+def broken_hook(runtime: Runtime) -> None:
+    raise RuntimeError("hook exploded")
+
+
 class CountingBackend(MemoryBackend):
     """A backend whose sweep reports a fixed count, to see the sweep reach every backend."""
 
@@ -152,3 +148,12 @@ class CountingBackend(MemoryBackend):
 class BrokenBackend(CountingBackend):
     def sweep(self) -> dict[str, int]:
         raise RuntimeError("sweep exploded")
+
+
+TEST_HANDLERS = {
+    "test.record": record,
+    "test.fail": fail,
+    "test.slow_first": slow_first_attempt,
+    "test.guarded": guarded,
+    "test.bad_result": bad_result,
+}

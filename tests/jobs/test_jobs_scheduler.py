@@ -10,14 +10,15 @@ import pytest
 from sqlalchemy import text
 
 from backends import registry
-from backends.runtime import Runtime
+from backends.plugin import BackendPlugin
 from clock import Clock
-from jobs import kinds, queue, runner, scheduler
+from jobs import queue, runner, scheduler
 from jobs.sweep import run_sweep
+from runtime import Runtime
 from tests.jobs import handlers
 
-BROKEN_HOOK = "no_such_module_anywhere.hooks:tick"
-COUNT_HOOK = "tests.jobs.handlers:count_hook"
+BROKEN_HOOK = "tests.broken_hook"
+COUNT_HOOK = "tests.count_hook"
 
 
 def wait_until(condition, timeout: float) -> bool:  # noqa: ANN001
@@ -37,13 +38,15 @@ def fast_runtime(runtime: Runtime) -> Runtime:
 
 
 def test_scheduler_reports_next_runs_and_processes_a_job(fast_runtime, user_id, job_tables, monkeypatch) -> None:
-    monkeypatch.setattr(kinds, "PERIODIC_HOOKS", [COUNT_HOOK, BROKEN_HOOK])
+    monkeypatch.setattr(Runtime, "periodic_hooks", property(lambda _: {COUNT_HOOK: handlers.count_hook,
+                                                                          BROKEN_HOOK: handlers.broken_hook}))
     handlers.HOOK_CALLS.clear()
     started = datetime.now(timezone.utc)
     sched = scheduler.start_scheduler(fast_runtime, hook_seconds=0.2, kinds=["test.record"])
     try:
         times = scheduler.next_run_times(sched)
-        assert set(times) == {scheduler.POLL_JOB_ID, scheduler.SWEEP_JOB_ID, scheduler.HOOK_JOB_PREFIX + COUNT_HOOK}
+        assert set(times) == {scheduler.POLL_JOB_ID, scheduler.SWEEP_JOB_ID, scheduler.HOOK_JOB_PREFIX + COUNT_HOOK,
+                              scheduler.HOOK_JOB_PREFIX + BROKEN_HOOK}
         sweep_at = times[scheduler.SWEEP_JOB_ID]
         assert (sweep_at.hour, sweep_at.minute) == (fast_runtime.settings.sweep_cron_hour, 0)
         assert started < sweep_at <= started + timedelta(days=1)
@@ -58,12 +61,10 @@ def test_scheduler_reports_next_runs_and_processes_a_job(fast_runtime, user_id, 
     assert not sched.running
 
 
-def test_a_hook_that_cannot_be_imported_is_logged_once(caplog) -> None:
+def test_a_failing_hook_is_logged_by_type_and_the_others_keep_running(fast_runtime, caplog) -> None:
     caplog.set_level(logging.WARNING, logger="jobs.scheduler")
-    path = "no_such_module_anywhere.other:tick"
-    assert scheduler.resolve_hooks([path, COUNT_HOOK]).keys() == {COUNT_HOOK}
-    assert scheduler.resolve_hooks([path]) == {}
-    assert sum(path in record.getMessage() for record in caplog.records) == 1
+    scheduler._run_hook(BROKEN_HOOK, handlers.broken_hook, fast_runtime)
+    assert [record.getMessage() for record in caplog.records] == [f"periodic hook {BROKEN_HOOK} failed (RuntimeError)"]
 
 
 def test_enqueue_sweep_is_deduplicated_while_pending(runtime) -> None:
@@ -77,14 +78,8 @@ def test_enqueue_sweep_is_deduplicated_while_pending(runtime) -> None:
 def test_sweep_job_runs_every_backend_and_purges_old_done_jobs(
     isolated_runtime, user_id, job_tables, monkeypatch
 ) -> None:
-    monkeypatch.setattr(
-        registry,
-        "BACKENDS",
-        {
-            "broken": "tests.jobs.handlers:BrokenBackend",
-            "counting": "tests.jobs.handlers:CountingBackend",
-        },
-    )
+    monkeypatch.setattr(registry, "PLUGINS", (BackendPlugin("broken", handlers.BrokenBackend),
+                                              BackendPlugin("counting", handlers.CountingBackend)))
     clock = isolated_runtime.clock
     old = queue.enqueue(isolated_runtime.engine, "test.record", {}, user_id=user_id, clock=clock)
     runner.drain(isolated_runtime, user_id=user_id)
@@ -107,7 +102,7 @@ def test_sweep_job_runs_every_backend_and_purges_old_done_jobs(
 
 
 def test_run_sweep_directly_counts_per_backend(isolated_runtime, monkeypatch) -> None:
-    monkeypatch.setattr(registry, "BACKENDS", {"counting": "tests.jobs.handlers:CountingBackend"})
+    monkeypatch.setattr(registry, "PLUGINS", (BackendPlugin("counting", handlers.CountingBackend),))
     result = run_sweep(isolated_runtime, {}, 0)
     assert result["backends"] == {"counting": {"expired": 2, "decayed": 1}}
     assert result["failed_backends"] == []

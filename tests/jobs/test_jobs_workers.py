@@ -1,4 +1,4 @@
-"""Real worker processes (`python -m jobs.worker` via the test entry point) on one database.
+"""Real worker processes (`python -m worker` via the test entry point) on one database.
 
 The subprocesses inherit this test run's environment, so they join the same embedded
 Postgres (DATA_DIR). Every wait is bounded; nothing depends on a timing guess except
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from backends.runtime import Runtime
+from runtime import Runtime
 from jobs import queue, runner
 from tests.jobs.handlers import applications
 

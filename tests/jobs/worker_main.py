@@ -1,17 +1,21 @@
-"""`python -m tests.jobs.worker_main ARGS`: the real `jobs.worker` with the test kinds registered.
+"""`python -m tests.jobs.worker_main ARGS`: the real worker loop with the test kinds registered.
 
-A subprocess does not see the test's monkeypatch, so this entry point adds the test-only
-handlers to `JOB_HANDLERS` and then runs the unchanged worker `main`.
+A subprocess does not see the test's fixtures, so this entry point builds the application's
+runtime, adds the test-only handlers to its handler table, and runs the unchanged `main`.
 """
 
 import sys
 
-from jobs import kinds
+from jobs.worker import main
+from runtime import Runtime, get_runtime
 from tests.jobs.handlers import TEST_HANDLERS
 
-kinds.JOB_HANDLERS.update(TEST_HANDLERS)
 
-from jobs.worker import main  # noqa: E402
+def runtime_with_test_kinds() -> Runtime:
+    runtime = get_runtime()
+    runtime.job_handlers.update(TEST_HANDLERS)
+    return runtime
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(runtime_with_test_kinds, sys.argv[1:]))

@@ -8,7 +8,7 @@ import pytest
 from backends.base import Knobs, TurnContext, TurnResult
 from backends.mem0_backend.backend import Mem0Backend
 from backends.mem0_backend.jobs import add_payload, run_add
-from backends.runtime import Runtime
+from runtime import Runtime
 
 
 @pytest.fixture(scope="session")
@@ -27,5 +27,5 @@ def chat(backend: Mem0Backend, user_id: str, text: str, **knobs: object) -> Turn
 def chat_and_add(backend: Mem0Backend, user_id: str, text: str) -> tuple[TurnResult, dict | None]:
     """A turn followed by its `mem0.add` handler, called directly (as the queue would)."""
     result = chat(backend, user_id, text)
-    payload = add_payload(user_id, text, result.reply, result.user_message_id, result.assistant_message_id)
+    payload = add_payload(user_id, result.user_message_id, result.assistant_message_id)
     return result, run_add(backend.runtime, payload, None)

@@ -62,7 +62,7 @@ def test_user_b_never_sees_user_a(mem0_backend: Mem0Backend, runtime, make_user)
 
 def test_add_is_idempotent_and_notes_what_it_stored(mem0_backend: Mem0Backend, runtime, user_id: str) -> None:
     result, first = chat_and_add(mem0_backend, user_id, "I live in Pune and I am vegetarian.")
-    payload = add_payload(user_id, "I live in Pune and I am vegetarian.", result.reply, result.user_message_id, result.assistant_message_id)
+    payload = add_payload(user_id, result.user_message_id, result.assistant_message_id)
     again = run_add(runtime, payload, None)
 
     assert first["stored"] == 2 and again == {"skipped": "already added"}
@@ -94,7 +94,7 @@ def test_after_turn_queues_the_add_and_the_queue_runs_it(mem0_backend: Mem0Backe
 def test_a_job_for_an_erased_turn_adds_nothing(mem0_backend: Mem0Backend, runtime, user_id: str) -> None:
     result = chat(mem0_backend, user_id, "My favourite colour is teal.")
     mem0_backend.erase_user(user_id)
-    payload = add_payload(user_id, "My favourite colour is teal.", result.reply, result.user_message_id, result.assistant_message_id)
+    payload = add_payload(user_id, result.user_message_id, result.assistant_message_id)
     assert run_add(runtime, payload, None) == {"skipped": "turn no longer exists (erased)"}
     assert vector_texts(runtime.engine, user_id) == []
 

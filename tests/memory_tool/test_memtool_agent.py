@@ -10,10 +10,10 @@ import pytest
 from anthropic.lib.tools import ToolError
 
 from backends.base import Knobs, TurnContext
-from backends.memory_tool.agent import replayable
+from llm.anthropic_chat import replayable
 from backends.memory_tool.backend import MemoryToolBackend
 from backends.memory_tool.tool import PostgresMemoryTool
-from backends.runtime import Runtime
+from runtime import Runtime
 from offline_model import REPLY_PREFIX
 from settings import load_settings
 from tests.memory_tool.helpers import snapshot

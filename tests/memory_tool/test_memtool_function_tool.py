@@ -11,7 +11,7 @@ from typing import Any
 from backends.base import TurnContext, Usage
 from backends.memory_tool.backend import MemoryToolBackend
 from backends.memory_tool.function_tool import MEMORY_FUNCTION_TOOL
-from backends.runtime import Runtime
+from runtime import Runtime
 from llm.chat_model import ChatResponse
 from llm.openai_chat import to_openai_messages, to_openai_tools
 from settings import load_settings
@@ -21,6 +21,7 @@ class ScriptedModel:
     """Answers with the next scripted tool call (or text) and records every request."""
 
     provider, model, label, billed = "openai", "scripted", "scripted (test)", False
+    supports_tool_runner = False
 
     def __init__(self, script: list[dict[str, Any] | tuple[str, dict[str, Any]] | str]) -> None:
         self.script = list(script)

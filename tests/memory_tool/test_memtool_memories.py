@@ -21,8 +21,8 @@ def test_records_are_the_non_empty_lines(backend, user_id) -> None:
     assert [r.content for r in records] == [
         "- Lives in Pune", "- Has a dog named Rex", "- Likes green tea", "- Finished the argument parser"]
     assert backend.stored_texts(user_id) == ["# User profile"] + [r.content for r in records]
-    assert records[1].extra == {"path": "/memories/user_profile.md", "line": 4,
-                                "updated_at": records[1].extra["updated_at"]}
+    assert (records[1].location.path, records[1].location.line) == ("/memories/user_profile.md", 4)
+    assert records[1].location.updated_at is not None
     assert all(r.kind == "file" and r.status == "live" and r.expires_at > r.created_at for r in records)
 
 

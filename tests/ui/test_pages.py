@@ -87,7 +87,7 @@ def test_forget_a_topic_and_delete_all_my_data(lab, runtime, user_id):
 def test_memory_files_page_shows_the_tree_and_deletes_a_file(lab, runtime, user_id):
     chat(lab, ["memory_tool"], "Remember that my dog is called Rex.")
     agent = build_backend("memory_tool", runtime)
-    paths = {r.extra["path"] for r in agent.list_memories(user_id)}
+    paths = {r.location.path for r in agent.list_memories(user_id)}
     assert paths, "the agent wrote no file"
     open_page(lab, FILES)
     tree = lab.code[0].value
@@ -95,7 +95,7 @@ def test_memory_files_page_shows_the_tree_and_deletes_a_file(lab, runtime, user_
     assert "Rex" in lab.code[1].value
     path = lab.selectbox(key="file-memory_tool").value
     click(lab, f"Delete {path}")
-    assert path not in {r.extra["path"] for r in agent.list_memories(user_id)}
+    assert path not in {r.location.path for r in agent.list_memories(user_id)}
     assert any(f"Deleted {path}" in e.value for e in lab.success)
 
 def test_jobs_page_counts_sweeps_and_retries_dead_letters(lab, runtime, user_id):

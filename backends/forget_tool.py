@@ -1,4 +1,6 @@
-"""The `forget` tool the chat model may call when the user asks to forget something.
+"""The `forget` tool the chat model may call when the user asks to forget something, and
+the one rule for which stored memories a topic matches. Every recalling backend offers
+the same tool with the same rule, so the columns compare like for like.
 
 The handler is built per turn around the SERVER-side user id: the model supplies only a
 topic, so no tool input can ever reach another user's memories.
@@ -11,6 +13,21 @@ from collections.abc import Callable
 from typing import Any
 
 from backends.base import MemoryRecord
+from chat.exchange import ToolLoop
+
+FORGET_MIN_SIMILARITY = 0.25
+FORGET_MARGIN = 0.10
+"""A forget topic is short ("where I live" vs "User lives in Pune." scores 0.29 with MiniLM),
+so the floor is low; deleting only matches within a margin of the best one keeps "I live in
+Pune" (0.76) from also taking "User is in Goa this week" (0.41) with it."""
+FORGET_CANDIDATES = 10
+
+
+def matching(nearest: list[tuple[str, float]], min_similarity: float = FORGET_MIN_SIMILARITY,
+             margin: float = FORGET_MARGIN) -> list[str]:
+    """Ids (nearest first, as (id, cosine)) that a forget topic is about."""
+    floor = max(min_similarity, (nearest[0][1] - margin) if nearest else min_similarity)
+    return [memory_id for memory_id, similarity in nearest if similarity >= floor]
 
 FORGET_TOOL: dict[str, Any] = {
     "name": "forget",
@@ -39,3 +56,8 @@ def forget_handler(forget: Callable[[str], list[MemoryRecord]]) -> Callable[[dic
         return json.dumps({"deleted_count": len(deleted), "deleted_notes": facts}, ensure_ascii=False)
 
     return handle
+
+
+def forget_step(forget: Callable[[str], list[MemoryRecord]]) -> ToolLoop:
+    """The exchange step of a recalling backend's turn: the chat with the `forget` tool."""
+    return ToolLoop(tools=[FORGET_TOOL], handlers={"forget": forget_handler(forget)})

@@ -1,6 +1,6 @@
 """Measure extraction per turn vs per session on one scripted session (calls, tokens, rows).
 
-    .venv/bin/python -m backends.custom.measure_modes
+    .venv/bin/python -m benchmarks.extraction_modes
 
 Runs on a fresh embedded database in a temp dir with the offline model (unless an API key
 is configured), so it never touches the lab's data. Token counts are the model's own usage
@@ -58,7 +58,7 @@ def _instrument(model: Any, tally: ModeResult) -> None:
 def run_mode(mode: str, data_dir: Path) -> ModeResult:
     from backends.base import Knobs, TurnContext
     from backends.custom.backend import CustomPipelineBackend
-    from backends.runtime import build_runtime
+    from runtime import build_runtime
     from jobs.runner import drain
     from settings import load_settings
 

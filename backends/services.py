@@ -1,26 +1,34 @@
-"""What every backend is built from, created once per process.
+"""What a backend is built from: settings, database, embedder, clock, models, the
+conversation store, and a way to queue background work.
 
-One object instead of module globals so tests can build an isolated runtime (its own
-clock, its own models) and the lab can share one across Streamlit reruns.
+Backends see only this; the application wiring (`runtime.Runtime`, at the top) fills it
+in, including which queue `enqueue` writes to, so no backend imports the job runner and
+the job runner can import the backends.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import Engine
 
 from chat.history import History
 from chat.store import ConversationStore
 from clock import Clock, clock as process_clock
-from embeddings import Embedder, get_embedder
+from embeddings import Embedder
 from llm.chat_model import ChatModel
-from settings import Settings, get_settings
+from llm.provider import build_chat_model
+from settings import Settings
+
+
+class QueueNotWired(RuntimeError):
+    """`enqueue` on services built without the application's queue."""
 
 
 @dataclass
-class Runtime:
+class Services:
     settings: Settings
     engine: Engine
     embedder: Embedder
@@ -29,14 +37,10 @@ class Runtime:
     @functools.cached_property
     def chat_model(self) -> ChatModel:
         """Built on first use: the offline model's server starts only when a turn needs it."""
-        from llm.provider import build_chat_model
-
         return build_chat_model(self.settings, "chat")
 
     @functools.cached_property
     def extraction_model(self) -> ChatModel:
-        from llm.provider import build_chat_model
-
         return build_chat_model(self.settings, "extraction")
 
     @functools.cached_property
@@ -47,23 +51,6 @@ class Runtime:
     def history(self) -> History:
         return History(self.engine, self.store, self.extraction_model, self.settings.history_token_budget)
 
-
-def build_runtime(settings: Settings | None = None, clock: Clock | None = None) -> Runtime:
-    from db.engine import make_engine
-    from db.schema import ensure_schema
-    settings = settings or get_settings()
-    embedder = get_embedder(settings)
-    engine = make_engine(settings)
-    ensure_schema(engine, embedder.dimension)
-    return Runtime(
-        settings=settings,
-        engine=engine,
-        embedder=embedder,
-        clock=clock or process_clock,
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def get_runtime() -> Runtime:
-    """The process-wide runtime (the lab caches it across reruns too)."""
-    return build_runtime()
+    def enqueue(self, kind: str, payload: dict[str, Any], user_id: str | None = None) -> int:
+        """Queue background work (payloads hold ids, never user text); returns the job id."""
+        raise QueueNotWired("These services have no job queue: build them with runtime.build_runtime().")

@@ -1,6 +1,6 @@
 """Benchmark: what the memory tool costs, against baselines measured in the same run.
 
-    .venv/bin/python -m backends.memory_tool.bench [--ops 200] [--turns 8]
+    .venv/bin/python -m benchmarks.memory_tool_agent [--ops 200] [--turns 8]
 
 Table 1: one memory command on the Postgres store vs the SDK's own local-filesystem
 memory tool (`BetaLocalFilesystemMemoryTool`, the reference implementation) in a temp dir.
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=200)
     parser.add_argument("--turns", type=int, default=8)
     args = parser.parse_args()
-    from backends.runtime import build_runtime
+    from runtime import build_runtime
 
     runtime = build_runtime()
     print(f"| memory command (p50 of {args.ops}) | Postgres store ms | SDK local files ms | ratio |")
