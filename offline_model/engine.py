@@ -12,9 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import agent, chat, structured
-from .extraction import is_mem0_extraction, mem0_memories
-from .forget import forget_topic
+from . import structured
+from .rules import agent
+from .rules import reply as chat
+from .rules.formats import is_mem0_extraction, mem0_memories
+from .rules.forget import forget_topic
 from .protocol import Request, tool_result_text
 from .tokens import canonical_json, text_tokens, truncate_to_tokens
 

@@ -14,9 +14,10 @@ from typing import Any, Optional
 
 import jsonschema
 
-from .extraction import Turn, parse_lab_payload, reconcile
 from .protocol import Request
-from .textutil import sentence_spans
+from .rules.formats import parse_lab_payload
+from .rules.memory import Turn, reconcile
+from .rules.textutil import sentence_spans
 
 SUMMARY_MAX_CHARS = 600
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .protocol import Request
+from ..protocol import Request
 from .textutil import content_stems
 
 REPLY_PREFIX = "[offline model (rule-based)]"

@@ -17,11 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import chat
-from .extraction import Fact, facts_from_user_text, is_secret, own_spans, parse_memory
+from ..protocol import Request, tool_result_text
+from . import reply as chat
 from .forget import forget_topic
-from .protocol import Request, tool_result_text
-from .textutil import content_stems, normalise_quotes, sentence_spans
+from .memory import Turn, reconcile
+from .secrets import is_secret
+from .segment import own_words, sentences
+from .textutil import content_stems, normalise_quotes
 
 ROOT = "/memories"
 PROFILE = "/memories/user_profile.md"
@@ -109,11 +111,11 @@ def file_text_from_view(result: str) -> str:
 def _progress_facts(text: str) -> list[tuple[str, str, bool]]:
     """(key, line content, single-valued) for task progress the user reports."""
     out = []
-    norm = normalise_quotes(text)
-    for a, b in own_spans(norm):
-        for s, e in sentence_spans(norm, a, b):
-            sentence = norm[s:e].strip().rstrip(".!")
-            if sentence.endswith("?") or is_secret(sentence) or '"' in sentence:
+    norm = own_words(normalise_quotes(text))
+    for span in sentences(norm):
+        sentence = norm[span.start:span.end].strip().rstrip(".!")
+        if True:
+            if sentence.endswith("?") or is_secret(sentence) or "\u2591" in sentence:
                 continue
             for clause in re.split(r"\s*,\s*(?:and\s+)?(?=(?:next|then|after that|i)\b)|\s+and\s+(?=(?:next|then|i)\b)", sentence, flags=re.I):
                 out.extend(_progress_clause(clause))
@@ -181,7 +183,7 @@ def _plan(req: Request, user_text: str, files: dict[str, str], today: dt.date) -
         commands.append({"command": "str_replace", "path": path, "old_str": old, "new_str": ""})
         sim.text = sim.text.replace(old, "", 1)
 
-    def upsert(path: str, key: str, content: str, single: bool, key_of) -> None:
+    def upsert(path: str, content: str, key: str = "", single: bool = False, key_of=lambda line: None) -> None:
         sim = sims[path]
         new_line = f"- {content}"
         if not sim.exists:
@@ -203,10 +205,6 @@ def _plan(req: Request, user_text: str, files: dict[str, str], today: dt.date) -
         lines.insert(n, new_line)
         sim.text = "\n".join(lines) + "\n"
 
-    def profile_key(line: str) -> Optional[str]:
-        fact = parse_memory(chat.clean_note(line))
-        return fact.key if fact else None
-
     topic = forget_topic(user_text)
     if topic:
         wanted = content_stems(topic)
@@ -220,17 +218,21 @@ def _plan(req: Request, user_text: str, files: dict[str, str], today: dt.date) -
                     remove(path, line)
         return commands
 
-    for fact in facts_from_user_text(user_text, today):
-        if fact.negated:
-            sim = sims[PROFILE]
-            for line in sim.bullet_lines() if sim.exists else []:
-                if profile_key(line) == fact.key:
-                    remove(PROFILE, line)
-                    break
-            continue
-        upsert(PROFILE, fact.key, fact.content, fact.single, profile_key)
+    profile = sims[PROFILE]
+    lines = {f"l{i}": line for i, line in enumerate(profile.bullet_lines() if profile.exists else [])}
+    existing = [(ref, chat.clean_note(line)) for ref, line in lines.items()]
+    for op in reconcile([Turn("user", user_text)], existing, today):
+        if op.op == "add":
+            upsert(PROFILE, op.content)
+        elif op.op == "retract" and op.ref in lines:
+            remove(PROFILE, lines.pop(op.ref))
+        elif op.op == "update" and op.ref in lines:
+            old = lines.pop(op.ref)
+            if profile.exists and profile.text.count(old) == 1:
+                commands.append({"command": "str_replace", "path": PROFILE, "old_str": old, "new_str": f"- {op.content}"})
+                profile.text = profile.text.replace(old, f"- {op.content}", 1)
     for key, content, single in _progress_facts(user_text):
-        upsert(PROGRESS, key, content, single, _progress_key)
+        upsert(PROGRESS, content, key, single, _progress_key)
     for path, lines in pending_create.items():
         if lines:
             commands.append({"command": "create", "path": path, "file_text": HEADERS[path] + "\n" + "\n".join(lines) + "\n"})
@@ -286,4 +288,4 @@ def is_agent_request(req: Request) -> bool:
     return req.memory_tool() is not None
 
 
-__all__ = ["step", "is_agent_request", "parse_listing", "file_text_from_view", "Fact"]
+__all__ = ["step", "is_agent_request", "parse_listing", "file_text_from_view"]
