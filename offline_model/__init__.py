@@ -30,8 +30,7 @@ def __getattr__(name: str) -> Any:
         return getattr(server, name)
     raise AttributeError(name)
 
-LABEL = "offline model (rule-based)"
-REPLY_PREFIX = "[offline model (rule-based)]"
+LABEL = "offline model (rule-based)"  # the model label a person sees under each reply
 
 __all__ = [
     "OfflineModelServer",
@@ -41,5 +40,4 @@ __all__ = [
     "FAULT_HEADER",
     "DEFAULT_MIN_CACHEABLE_TOKENS",
     "LABEL",
-    "REPLY_PREFIX",
 ]

@@ -59,15 +59,15 @@ def _forget_flow(req: Request) -> Reply | None:
                     topic = (use.get("input") or {}).get("topic", "")
                     outcome = " ".join(tool_result_text(res).split())[:160]
                     if res.get("is_error"):
-                        return _text(f"{chat.REPLY_PREFIX} This is the offline model. I tried to forget \"{topic}\" but the tool reported an error: {outcome}")
-                    return _text(f"{chat.REPLY_PREFIX} This is the offline model. Done: I asked memory to forget \"{topic}\". Result: {outcome}")
+                        return _text(f"I tried to forget \"{topic}\", but the memory tool reported an error: {outcome}")
+                    return _text(f"Done: I've asked memory to forget \"{topic}\" ({outcome}).")
             return None
     topic = forget_topic(chat.last_user_text(req)) if last.role == "user" and last.text().strip() else None
     if not topic:
         return None
     digest = hashlib.sha256(canonical_json([m.blocks for m in req.messages]).encode()).hexdigest()[:20]
     return Reply([
-        {"type": "text", "text": f"{chat.REPLY_PREFIX} I will forget \"{topic}\"."},
+        {"type": "text", "text": f"I'll forget \"{topic}\"."},
         {"type": "tool_use", "id": f"toolu_offline_{digest}", "name": "forget", "input": {"topic": topic}},
     ], "tool_use")
 

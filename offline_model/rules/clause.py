@@ -84,6 +84,8 @@ def lemma(word: str) -> str:
     for c in candidates:
         if c in known:
             return c
+    if w.endswith("es") and not re.search(r"(?:s|sh|ch|x|z|o)es$", w):
+        return w[:-1]
     return candidates[0] if candidates else w
 
 
@@ -381,11 +383,13 @@ def analyse(text: str, start: int, sentence_question: bool = False, inherit: Opt
             c.tense = inherit.tense if inherit.copula else "present"
             _finish(c)
             return c
+    while c.subject == "none" and i + 1 < len(tokens) and (tokens[i].low in ADVERBS or tokens[i].low.endswith("ly")):
+        i += 1  # "Finally finished ...": an adverb before a diary-style verb
     if c.subject == "none" and i < len(tokens):
         first = tokens[i].low
         if c.mood == "statement":
             if is_past_form(first) and lemma(first) not in lexicon.words("mental_verbs") | {"be"}:
-                c.subject = "implicit"
+                c.subject, j = "implicit", i
             elif first in lexicon.words("imperative_verbs") or first in ("please", "pls", "don't", "do"):
                 c.mood = "imperative"
             else:

@@ -68,12 +68,13 @@ def clauses(text: str) -> list[Clause]:
     for sentence in sentences(masked):
         previous: Optional[Clause] = None
         scope_closed = False  # a request or hypothetical opens the sentence: the rest is in its scope
-        for part in parts(masked, sentence):
+        sentence_parts = parts(masked, sentence)
+        for part in sentence_parts:
             chunk = text[part.start:part.end]
             if "\u2591" in masked[part.start:part.end] or is_secret(chunk):
                 previous = None
                 continue
-            c = _analyse(chunk, part.start, sentence.question, previous if part.conj in ("and", "but", "or", "") else None)
+            c = _analyse(chunk, part.start, sentence.question and part is sentence_parts[-1], previous if part.conj in ("and", "but", "or", "") else None)
             if part.conj in SUBORDINATE_DROPPED:
                 c.mood = "hypothetical"
             if scope_closed and c.mood == "statement":
@@ -141,8 +142,17 @@ def third_to_first(content: str) -> str:
     return "I " + (m.group(1) + " " if m.group(1) else "") + first + m.group(3)
 
 
+PROCEDURAL_KEYS = [(re.compile(r"^User wants to be called\b"), "proc:callme"), (re.compile(r"^User wants replies in\b"), "proc:language"),
+                   (re.compile(r"^User (?:wants answers kept|prefers)\b"), "proc:style")]
+
+
 def parse_memory(content: str, today: dt.date | None = None) -> Optional[Fact]:
     """The fact (attribute key) behind an existing memory's text, via the same grammar."""
+    for pattern, key in PROCEDURAL_KEYS:
+        if pattern.match(content):
+            return Fact(key, "procedural", content, 0.7, True)
+    if content.startswith("User wants the assistant to "):
+        return Fact("proc:" + norm(content)[:40], "procedural", content, 0.7, True)
     text = third_to_first(content)
     for c in clauses(text):
         for fact in clause_facts(c, today or dt.date.today()):

@@ -81,9 +81,9 @@ def _copula(c: Clause) -> Optional[Fact]:
     diet = lexicon.mapping("diets").get(re.sub(r"\s+diet$", "", low))
     if diet:
         return _fact(c, "diet", 0.8, f"User is {diet}.", True, diet)
-    m = re.match(r"^(?:\w+ly\s+)?(?:allergic|intolerant|sensitive)\s+to\s+(.+)$", low)
+    m = re.match(r"^(?:\w+ly\s+)?(?:al+er?gic|intolerant|sensitive)\s+to\s+(.+)$", low)
     if m:
-        value = value_of(rest[len(rest) - len(m.group(1)):]) if m else ""
+        value = value_of(re.search(r"\bto\s+(.+)$", rest, re.I).group(1))
         adverb = re.match(r"^(\w+ly)\s", low)
         return _fact(c, "allergy:" + norm(value), 0.9, f"User is {adverb.group(1) + ' ' if adverb else ''}allergic to {value}.", False, value)
     cond = lexicon.phrase_re("conditions").search(low)
@@ -91,11 +91,11 @@ def _copula(c: Clause) -> Optional[Fact]:
         return _fact(c, "health:" + norm(cond.group(0)), 0.8, value=cond.group(0))
     m = re.match(r"^(?:originally\s+)?from\s+(.+)$", low)
     if m and c.tense != "past":
-        value = value_of(rest[-len(m.group(1)):])
+        value = value_of(re.search(r"\bfrom\s+(.+)$", rest, re.I).group(1))
         return _fact(c, "origin", 0.7, f"User is from {value}.", True, value)
     m = re.match(r"^(?:based|living|located)\s+in\s+(.+)$", low)
     if m:
-        value = value_of(rest[-len(m.group(1)):])
+        value = value_of(re.search(r"\bin\s+(.+)$", rest, re.I).group(1))
         return _fact(c, "residence", 0.8, f"User lives in {value}.", True, value)
     if re.match(r"^(?:married|engaged|single|divorced|widowed|separated)\b", low):
         return _fact(c, "marital", 0.7, single=True, value=low.split()[0])
@@ -120,7 +120,7 @@ def _copula(c: Clause) -> Optional[Fact]:
 
 def _job_head(text: str) -> Optional[str]:
     """The occupation named by a copula complement ('a software engineer at X' -> 'software engineer')."""
-    head = re.split(r"\s+(?:at|for|in|with|on|from|since|who|and|but)\s+|,|\s+now\b", text.strip())[0]
+    head = re.split(r"\s+(?:at|for|in|with|on|from|since|who|and|but)\s+|,|\s+(?:now|these days|nowadays|too)\b", text.strip())[0].strip(" .!")
     m = lexicon.phrase_re("jobs").search(head)
     if not m or len(head.split()) > 6 or m.end() < len(head.rstrip(" .!")) - 1:
         return None
@@ -178,6 +178,8 @@ def _episodic(c: Clause, key: str) -> Fact:
 
 def _verb(c: Clause) -> Optional[Fact]:
     lem, rest, low = c.verb_lemma, c.rest, c.rest_low
+    if c.progressive and c.time and c.time.direction == "future":
+        return _generic(c)
     if c.subject in ("my", "pronoun") and c.head_kind == "people" and lem in ("say", "tell", "think") \
             and re.search(r"\b(?:it's|it is|i have|i've got|i'm|i am|you have|you're)\b", low):
         return _fact(c, f"about:{c.head}:{norm(low)[:40]}", 0.7)
@@ -352,8 +354,8 @@ def np_facts(c: Clause) -> list[Fact]:
 
 def clause_facts(c: Clause, today: dt.date) -> list[Fact]:
     """Every fact the clause states (empty for questions, requests, hypotheticals, others' words)."""
-    if c.mood == "imperative":
-        fact = procedural(c)
+    if c.mood in ("imperative", "fragment"):
+        fact = procedural(c) or (_cancellation(c) if c.mood == "fragment" else None)
         return [fact] if fact else []
     if c.mood != "statement":
         return []

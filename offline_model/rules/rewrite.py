@@ -55,6 +55,7 @@ def _swap(tok: Token) -> str:
     return tok.text
 
 
+FOCUS = {"also", "still", "actually", "really", "just", "genuinely", "truly", "honestly", "definitely", "totally"}
 SKIP = {"not", "n't", "never", "also", "still", "just", "really", "mostly", "actually", "now", "currently",
         "genuinely", "basically", "always", "usually", "often", "finally", "recently", "already", "only"}
 
@@ -95,6 +96,8 @@ def rewrite(c: Clause, from_index: int | None = None, to_index: int | None = Non
     for index in range(start, end):
         tok = c.tokens[index]
         gap = " " if prev_end is None else c.text[prev_end - c.start:tok.start - c.start]
+        if index < c.rest_start and tok.low in FOCUS and tok is not c.verb:
+            continue
         if pending and tok.low not in SKIP:
             word, pending = _conjugate(c, index, tok), False
             if c.subject == "implicit":

@@ -28,7 +28,7 @@ next (?:week|weekend|month|year|summer|winter|spring|fall|autumn|{_WD})|
 for (?:the )?(?:next )?{_NUM} (?:days?|weeks?|months?|nights?)|over the weekend|
 in {_NUM} (?:days?|weeks?|months?)|soon"""
 PAST = rf"""yesterday|last (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|time|{_WD})|
-{_NUM} {_UNIT} ago|earlier (?:this|today)|over the (?:summer|winter|holidays|weekend)|recently|just now"""
+{_NUM} {_UNIT} ago|a while (?:back|ago)|ages ago|earlier (?:this|today)|over the (?:summer|winter|holidays|weekend)|recently|just now"""
 DATED = rf"""on (?:{_WD})|on {_DATE}|{_DATE}|in (?:{_MON})|in (?:19|20)\d\d|this (?:{_WD})"""
 DURATION = rf"""for (?:about |around |almost |nearly |over )?{_NUM} {_UNIT}|since (?:\w+(?: \w+)?)"""
 
