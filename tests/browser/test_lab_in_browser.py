@@ -14,7 +14,7 @@ from backends.registry import backend_names
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=60_000)
-REPLY = "[offline model (rule-based)]"
+REPLY = "Model: offline model (rule-based)"  # the label under each reply (the reply text has no prefix)
 
 
 def test_run_command_answers_health_without_an_api_key(lab_url):

@@ -14,7 +14,6 @@ from llm.anthropic_chat import replayable
 from backends.memory_tool.backend import MemoryToolBackend
 from backends.memory_tool.tool import PostgresMemoryTool
 from runtime import Runtime
-from offline_model import REPLY_PREFIX
 from settings import load_settings
 from tests.memory_tool.helpers import snapshot
 
@@ -43,7 +42,7 @@ def test_resumes_project_progress_in_a_new_conversation(backend, user_id) -> Non
     assert [c.command for c in second.tool_calls if c.command != "view"] == []  # a question writes nothing
     read = "\n".join(second.read_texts)
     assert "Finished the argument parser" in read and "quickgrep" in read
-    assert second.reply.startswith(REPLY_PREFIX)
+    assert not second.reply.startswith("[")  # no disclaimer prefix: the UI labels the model
     assert "argument parser" in second.reply  # the reply quotes the progress it read
     assert "".join(chunks) == second.reply  # streamed, then returned whole
     assert second.injected_texts == second.read_texts and second.recall.notes == []
