@@ -68,6 +68,8 @@ def lemma(word: str) -> str:
     if w in irregular:
         return irregular[w]
     known = lexicon.words("common_verbs") | lexicon.irregular_bases()
+    if w in known:
+        return w
     candidates: list[str] = []
     if w.endswith("ied"):
         candidates.append(w[:-3] + "y")
@@ -390,6 +392,12 @@ def analyse(text: str, start: int, sentence_question: bool = False, inherit: Opt
         if c.mood == "statement":
             if is_past_form(first) and lemma(first) not in lexicon.words("mental_verbs") | {"be"}:
                 c.subject, j = "implicit", i
+            elif inherit is None and first.endswith("ing") and i + 1 < len(tokens) and tokens[i + 1].low in ("as", "at", "on", "in", "for", "with") \
+                    and lemma(first) in lexicon.words("common_verbs"):
+                c.subject, j = "implicit", i  # "Working as a barista ...": a diary-style progressive
+                c.progressive, c.verb, c.verb_lemma, c.rest_start, c.vp_start = True, tokens[i], lemma(first), i + 1, i
+                _finish(c)
+                return c
             elif first in lexicon.words("imperative_verbs") or first in ("please", "pls", "don't", "do"):
                 c.mood = "imperative"
             else:

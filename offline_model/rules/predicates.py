@@ -105,7 +105,8 @@ def _copula(c: Clause) -> Optional[Fact]:
     m = re.match(r"^(\d{1,3})(?:\s*(?:years? old|yrs? old|y/?o))?$", low)
     if m and 5 <= int(m.group(1)) <= 110:
         return _fact(c, "age", 0.6, f"User is {m.group(1)} years old.", True, m.group(1))
-    m = re.match(r"^(?:(?:a |an )?(?:big |huge |real |total )?fan of|into|obsessed with|addicted to|passionate about|crazy about)\s+(.+)$", low)
+    m = re.match(r"^(?:(?:a |an )?(?:big |huge |real |total )?fan of|into|obsessed with|addicted to|passionate about|crazy about)\s+(.+)$", low) \
+        or re.match(r"^(?:a |an )?(?:big |huge |massive |real |total )?((?:[\w-]+ ){0,2}[\w-]+) (?:fan|lover|enthusiast|nerd|geek|buff|addict)\b", low)
     if m:
         value = value_of(m.group(1))
         return _fact(c, "pref:" + norm(value), 0.6, single=True, value=value)
@@ -271,6 +272,10 @@ def _have(c: Clause) -> Optional[Fact]:
     if m and m.group(2) in lexicon.words("family"):
         rel = lexicon.mapping("family")[m.group(2)]
         return _fact(c, f"family:count:{rel}", 0.6, single=True, value=m.group(1))
+    m = re.match(r"^(a|an|one|two|three|four|five|six|\d)\s+(?:[\w-]+\s+){0,2}?(%s)\b" % lexicon.alternation("pets"), low)
+    if m and not re.search(r"\b(?:named|called)\b", low):
+        species = lexicon.mapping("pets")[m.group(2)]
+        return _fact(c, f"pet:{species}:count", 0.6, single=True, value=m.group(1))
     head = lexicon.phrase_re("possessions").search(low)
     if head and head.start() <= 20:
         return _fact(c, "own:" + head.group(0), 0.5, value=value_of(c.rest))
@@ -401,6 +406,10 @@ def _main(c: Clause) -> Optional[Fact]:
     if c.negated and c.verb_lemma not in ("like", "love", "enjoy", "stand", "eat", "drink", "have") and not c.copula:
         return None
     if c.negated and c.copula:
+        m = re.match(r"^(?:a |an )?(?:big |huge )?(?:fan of|into|keen on)\s+(.+)$", c.rest_low)
+        if m:
+            value = value_of(c.rest[-len(m.group(1)):])
+            return _fact(c, "pref:" + norm(value), 0.6, f"User dislikes {value}.", True, value)
         return None
     if c.from_old and c.verb_lemma in ("switch", "move", "change", "go", "migrate", "upgrade", "convert", "transfer"):
         new = value_of(re.sub(r"^from\s+.+?\s+(?:to|for)\s+", "", c.rest, flags=re.I))

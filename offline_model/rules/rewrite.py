@@ -92,6 +92,8 @@ def rewrite(c: Clause, from_index: int | None = None, to_index: int | None = Non
     singular = c.subject in ("i", "we", "implicit")
     out = subject if subject is not None else subject_phrase(c)
     pending = singular and subject is None
+    if c.subject == "implicit" and c.progressive and start < len(c.tokens) and c.tokens[start] is c.verb:
+        out, pending = out + " is", False  # "Working as a barista" -> "User is working as a barista"
     prev_end = None
     for index in range(start, end):
         tok = c.tokens[index]
@@ -100,12 +102,12 @@ def rewrite(c: Clause, from_index: int | None = None, to_index: int | None = Non
             continue
         if pending and tok.low not in SKIP:
             word, pending = _conjugate(c, index, tok), False
-            if c.subject == "implicit":
-                word = word.lower()
         elif index < c.rest_start:
             word = _contraction(c, index, tok)
         else:
             word = _swap(tok)
+        if c.subject == "implicit" and tok is c.verb:
+            word = word.lower()
         if tok.text.startswith("'") and not word.startswith("'"):
             gap = " "
         out += gap + word
