@@ -75,7 +75,7 @@ def _copula(c: Clause) -> Optional[Fact]:
     low = re.sub(r"^(?:(?:a|an|now|also|still|really|currently|officially|just|strictly|strict|mostly|fully)\s+)+", "", c.rest_low)
     if c.contrast_old:
         low = re.split(r",?\s+(?:and\s+)?(?:not|instead of|rather than)\s+", low)[0]
-    low = re.sub(r"\s+(?:now|these days|nowadays|btw|too)$", "", low.strip(" .!,"))
+    low = re.sub(r"\s+(?:now|these days|nowadays|btw|too)$", "", clean(low).strip(" .!,"))
     if c.subject in ("my", "pronoun"):
         return _copula_of_theirs(c, low)
     diet = lexicon.mapping("diets").get(re.sub(r"\s+diet$", "", low))
@@ -181,9 +181,6 @@ def _verb(c: Clause) -> Optional[Fact]:
     lem, rest, low = c.verb_lemma, c.rest, c.rest_low
     if c.progressive and c.time and c.time.direction == "future":
         return _generic(c)
-    if c.subject in ("my", "pronoun") and c.head_kind == "people" and lem in ("say", "tell", "think") \
-            and re.search(r"\b(?:it's|it is|i have|i've got|i'm|i am|you have|you're)\b", low):
-        return _fact(c, f"about:{c.head}:{norm(low)[:40]}", 0.7)
     if lem == "live":
         return _live(c)
     if lem in ("move", "relocate") and not c.progressive and c.tense != "future":
@@ -374,6 +371,8 @@ def clause_facts(c: Clause, today: dt.date) -> list[Fact]:
         return []
     if c.subject == "my" and c.head_kind == "other":
         return np_facts(c)
+    if c.subject in ("my", "pronoun") and c.head_kind == "people":
+        return _reported(c) + np_facts(c)
     main = _main(c)
     facts = ([main] if main else []) + [f for f in np_facts(c) if not main or f.key != main.key]
     for fact in facts:
@@ -382,6 +381,15 @@ def clause_facts(c: Clause, today: dt.date) -> list[Fact]:
         if fact.kind == "episodic" and c.time and c.time.direction in ("future", "past") and "(as of" not in fact.content:
             fact.content = fact.content.rstrip(".") + f" (as of {today.isoformat()})."
     return facts
+
+
+def _reported(c: Clause) -> list[Fact]:
+    """Other people's facts are theirs; only what a professional of the user's says about the user counts
+    ('my GP says it's asthma', 'my dentist told me I have ...')."""
+    if c.verb_lemma in ("say", "tell", "think", "confirm", "reckon") and c.head in lexicon.words("professionals") \
+            and re.search(r"\b(?:it's|it is|i have|i've got|i'm|i am)\b", c.rest_low):
+        return [_fact(c, f"about:{c.head}:{norm(c.rest_low)[:40]}", 0.7)]
+    return []
 
 
 def _cancellation(c: Clause) -> Optional[Fact]:

@@ -220,3 +220,70 @@ def test_self_correction_in_one_message_keeps_the_second_version():
 
     facts = facts_from_user_text("I live in Leeds... wait, no, I live in York.", dt.date(2026, 12, 2))
     assert [f.content for f in facts] == ["User lives in York."]
+
+
+def _run_conversation(messages: list[str]) -> list[str]:
+    """Live memories after each message is reconciled in turn (as the pipeline applies them)."""
+    import datetime as dt
+
+    from offline_model.rules.memory import Turn, reconcile
+
+    memories: dict[str, str] = {}
+    for n, message in enumerate(messages):
+        for op in reconcile([Turn("user", message)], list(memories.items()), dt.date(2026, 12, 2)):
+            if op.op == "retract":
+                memories.pop(op.ref)
+            elif op.op == "update":
+                memories[op.ref] = op.content
+            else:
+                memories[f"m{n}-{len(memories)}"] = op.content
+    return sorted(memories.values())
+
+
+def test_the_issue_example_conversation():
+    assert _run_conversation([
+        "I'm vegetarian, by the way, and I'm allergic to peanuts.",
+        "Quick note: I'm allergic to shellfish.",
+        "I use vim for everything.",
+        "I switched from vim to Helix last month.",
+        "I'm a PhD student in Lyon.",
+        "Actually, I'm a postdoc now, not a PhD student.",
+        "I live in Bangalore",
+        "Actually, I moved to Pune last month",
+    ]) == sorted(["User is vegetarian.", "User is allergic to peanuts.", "User is allergic to shellfish.",
+                  "User uses Helix.", "User is a postdoc now.", "User lives in Pune."])
+
+
+MORE_FACTS = [
+    ("just fyi i'm gluten intolerant and my husband is vegan", ["User is gluten intolerant.", "User's husband is vegan."]),
+    ("I teach maths at a secondary school in Leeds.", ["User teaches maths at a secondary school in Leeds."]),
+    ("we have two cats, Salt and Pepper", ["User has two cats, Salt and Pepper."]),
+    ("Working as a barista while I finish my degree in architecture.",
+     ["User is working as a barista while they finish their degree in architecture."]),
+    ("I'm a huge Arsenal fan, so match days are sacred lol", ["User is a huge Arsenal fan."]),
+    ("Note to self, I run every morning before work.", ["User runs every morning before work."]),
+    ("My partner Alex is a nurse and works nights.",
+     ["User's partner Alex is a nurse.", "User's partner is named Alex.", "User's partner Alex works nights."]),
+    ("Can you help me plan a trip? I'm visiting Peru in March with my sister.",
+     ["User is visiting Peru in March with their sister."]),
+    ("I'm not a fan of horror movies.", ["User dislikes horror movies."]),
+    ("I use a wheelchair, so please check step-free access.", ["User uses a wheelchair."]),
+]
+
+
+@pytest.mark.parametrize("utterance, contents", MORE_FACTS)
+def test_more_phrasings(utterance, contents):
+    assert _run_conversation([utterance]) == sorted(contents)
+
+
+MORE_NOTHING = [
+    "My friend is vegan and she loves cooking.", "My colleague plays golf.", "Ugh my boss wants the report by Friday.",
+    "What would you do if you were me?", "Tell me a joke about engineers.", "My brother says I'm a terrible cook haha",
+    "Is it weird that I'm scared of dogs?", "The Eiffel Tower is in Paris.", "I'm thinking of switching to a standing desk.",
+    "Summarise this: 'I am a teacher in Berlin and I love cats.'", "Thanks, I'll try that recipe tonight.",
+]
+
+
+@pytest.mark.parametrize("utterance", MORE_NOTHING)
+def test_more_lookalikes_store_nothing(utterance):
+    assert _run_conversation([utterance]) == []
