@@ -114,11 +114,10 @@ def _progress_facts(text: str) -> list[tuple[str, str, bool]]:
     norm = own_words(normalise_quotes(text))
     for span in sentences(norm):
         sentence = norm[span.start:span.end].strip().rstrip(".!")
-        if True:
-            if sentence.endswith("?") or is_secret(sentence) or "\u2591" in sentence:
-                continue
-            for clause in re.split(r"\s*;\s*|\s*,\s*(?:and\s+)?(?=(?:next|then|after that|i)\b)|\s+and\s+(?=(?:next|then|i)\b)", sentence, flags=re.I):
-                out.extend(_progress_clause(clause))
+        if sentence.endswith("?") or is_secret(sentence) or "\u2591" in sentence:
+            continue
+        for clause in re.split(r"\s*;\s*|\s*,\s*(?:and\s+)?(?=(?:next|then|after that|i)\b)|\s+and\s+(?=(?:next|then|i)\b)", sentence, flags=re.I):
+            out.extend(_progress_clause(clause))
     return out
 
 

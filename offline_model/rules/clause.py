@@ -33,7 +33,6 @@ you your yours what who which these those one people anyone anybody""".split())
 QUESTION_WORDS = set("""what what's whats how how's why when where where's who who's whom whose which""".split())
 QUESTION_AUX = {"do", "does", "did", "can", "ca", "could", "would", "will", "should", "is", "are", "am", "was",
                 "were", "have", "has", "shall", "may", "might", "wo", "any", "anything", "isn", "aren", "don"}
-TAG_QUESTIONS = {"right", "correct", "yes", "yeah", "no", "true", "ok", "okay", "isn't it", "eh", "huh", "innit"}
 
 
 @dataclass
@@ -264,9 +263,7 @@ def read_subject(c: Clause, i: int) -> int:
             k += 1
         if k + 2 < len(toks) and toks[k].low == "'s" and toks[k + 1].low == "name":
             k += 2  # "my wife's name is Priya"
-            c.head_kind = c.head_kind if c.head_kind != "other" else "other"
-            c.subject_tokens = toks[i:k]
-            c.subject = "my"
+            c.subject, c.subject_tokens = "my", toks[i:k]
             return k
         c.subject, c.subject_tokens = "my", toks[i:k]
         return k
@@ -295,7 +292,7 @@ def read_verb_group(c: Clause, i: int) -> int:
                 break  # "I have no pets": a determiner, handled by the predicate
         elif low in ("do", "does", "did") and nxt in ("n't", "not", "never"):
             c.tense = "past" if low == "did" else c.tense
-        elif low in ("'d",) and nxt in ("been",) or low == "had" and nxt in ("been",):
+        elif low in ("'d", "had") and nxt == "been":
             have_seen = True
             c.tense = "perfect"
         elif low in MODALS:

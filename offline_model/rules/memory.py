@@ -260,8 +260,9 @@ class Reconciler:
         for k in olds[1:]:
             old_value = next((v for v in fact.supersedes if mentions(k.text, v)), None)
             if old_value and fact.value and (k.fact is None or k.fact.key != fact.key):
+                # another memory naming the corrected value: the same memory with the value put right
                 new = re.sub(re.escape(old_value), fact.value, k.text, flags=re.I)
-                self.replace(k, Fact(k.fact.key if k.fact else "x", k.fact.kind if k.fact else "semantic", new,
+                self.replace(k, Fact(k.fact.key if k.fact else "corrected", k.fact.kind if k.fact else "semantic", new,
                                      k.fact.importance if k.fact else 0.5, evidence=fact.evidence), new)
             else:
                 self.retract(k, fact.evidence)

@@ -301,7 +301,7 @@ def _generic(c: Clause) -> Optional[Fact]:
     return _fact(c, f"habit:{lem}:{norm(value_of(c.rest))[:30]}", 0.5)
 
 
-ProcRule = tuple[re.Pattern[str], Callable[[re.Match[str]], str], str]
+ProcRule = tuple[re.Pattern[str], Callable[[re.Match[str]], str], str]  # (form, content, key or "" for a key from the content)
 PROCEDURAL: list[ProcRule] = [
     (re.compile(r"^(?:please\s+)?(?:call me|address me as|refer to me as)\s+(?P<x>[\w' -]{1,30})$", re.I), lambda m: f"User wants to be called {m['x']}.", "proc:callme"),
     (re.compile(r"^(?:please\s+)?(?:(?:always|only|from now on,?)\s+)?(?:answer|respond|reply|write|talk|speak)(?: to me)?(?: only)? in (?P<x>[A-Za-z][\w -]{0,20})$", re.I), lambda m: f"User wants replies in {m['x'][:1].upper() + m['x'][1:]}.", "proc:language"),
@@ -346,7 +346,6 @@ def np_facts(c: Clause) -> list[Fact]:
             continue
         species = m.group("pet").lower()
         adj = m.group("adj").lower().strip()
-        adj = "" if re.search(r"\b(?:new|little|pet)\b", adj) and False else adj
         desc = f"{adj} {species}".strip()
         name = name[:1].upper() + name[1:]
         out.append(Fact(f"pet:{lexicon.mapping('pets')[species]}:{name.lower()}", "semantic",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .clause import BE, Clause, Token, third_singular
+from .clause import Clause, Token, third_singular
 
 FIRST_TO_THIRD = {"my": "their", "me": "them", "mine": "theirs", "myself": "themselves", "i": "they",
                   "we": "they", "our": "their", "us": "them", "ours": "theirs", "ourselves": "themselves"}

@@ -30,14 +30,12 @@ in {_NUM} (?:days?|weeks?|months?)|soon"""
 PAST = rf"""yesterday|last (?:night|week|weekend|month|year|summer|winter|spring|fall|autumn|time|{_WD})|
 {_NUM} {_UNIT} ago|a while (?:back|ago)|ages ago|earlier (?:this|today)|over the (?:summer|winter|holidays|weekend)|recently|just now"""
 DATED = rf"""on (?:{_WD})|on {_DATE}|{_DATE}|in (?:{_MON})|in (?:19|20)\d\d|this (?:{_WD})"""
-DURATION = rf"""for (?:about |around |almost |nearly |over )?{_NUM} {_UNIT}|since (?:\w+(?: \w+)?)"""
 
 def _alt(block: str) -> str:
     return block.replace("\n", "")
 
 
 TIME_RE = re.compile(rf"\b(?P<future>{_alt(FUTURE)})\b|\b(?P<past>{_alt(PAST)})\b|\b(?P<dated>{_alt(DATED)})\b", re.I)
-DURATION_RE = re.compile(rf"\b(?:{_alt(DURATION)})\b", re.I)
 NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                 "eight": 8, "nine": 9, "ten": 10, "a few": 3, "a couple of": 2, "couple of": 2, "a couple": 2,
                 "couple": 2, "several": 4}
@@ -54,7 +52,7 @@ class TimePhrase:
 
 
 def find_time(text: str) -> Optional[TimePhrase]:
-    """The first time phrase in ``text`` (durations like 'for three years' are not bounds)."""
+    """The first time phrase in ``text`` (durations like 'for three years' are not time bounds)."""
     m = TIME_RE.search(text)
     if not m:
         return None
