@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import lexicon
+from .textutil import STOPWORDS
 from .timeexpr import TimePhrase, find_time
 
 TOKEN_RE = re.compile(r"\w+(?=n't\b)|n't\b|'(?:m|re|s|ve|d|ll)\b|\w+(?:[-.&]\w+)*[+#]*|[^\w\s]")
@@ -258,6 +259,11 @@ def read_subject(c: Clause, i: int) -> int:
         return i + 1
     if low in ("my", "our"):
         k, c.head, c.head_kind = _head_kind(toks, i + 1)
+        while k < len(toks) and c.head_kind != "other" and toks[k].low.isalpha() and not _is_name(toks[k]) \
+                and toks[k].low not in STOPWORDS and not find_time(toks[k].text) \
+                and toks[k].low not in set(BE) | HAVE | MODALS | NEGATORS | {"and", "'s"} and not is_verb_form(toks[k].low):
+            c.head, c.head_kind = toks[k].low, "other"  # "our team standup": the head is the last noun
+            k += 1
         if k < len(toks) and _is_name(toks[k]):
             c.name = toks[k].text
             k += 1
@@ -347,7 +353,7 @@ def read_verb_group(c: Clause, i: int) -> int:
 
 CONTRAST_RE = re.compile(r"^(?P<new>.*?\S)\s*,?\s+(?:and\s+)?(?:not|instead of|rather than)\s+(?P<old>[^,.;!]+?)\s*(?:[,.;!].*)?$", re.I)
 FROM_TO_RE = re.compile(r"^from\s+(?P<old>.+?)\s+(?:to|for)\s+(?P<new>.+)$", re.I)
-NO_LONGER_RE = re.compile(r"\b(?:any ?more|no longer|after all)\b", re.I)
+NO_LONGER_RE = re.compile(r"\b(?:any ?more|no longer|after all|at all)\b", re.I)
 
 
 def _mood(c: Clause, start: int, sentence_question: bool) -> str:

@@ -101,8 +101,7 @@ def facts_from_user_text(text: str, today: dt.date) -> list[Fact]:
     last: list[Fact] = []
     for c in clauses(text):
         if c.retracts_previous:
-            for fact in last:
-                facts.remove(fact)
+            facts = [f for f in facts if all(f is not taken for taken in last)]
         found = clause_facts(c, today)
         _resolve_possessives(c, found)
         facts.extend(found)

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 from . import lexicon
 from .clause import Clause, analyse
 from .rewrite import clean, rewrite
+from .textutil import STOPWORDS
 from .timeexpr import expires_in_days, find_time
 
 ARTICLE_RE = re.compile(r"^(?:a|an|the|my|our|some|their)\s+", re.I)
@@ -369,7 +370,8 @@ def clause_facts(c: Clause, today: dt.date) -> list[Fact]:
     if not c.about_user:
         return []
     if c.subject == "my" and c.head_kind == "other":
-        return np_facts(c)
+        theirs = _possession_of_other_kind(c)
+        return ([theirs] if theirs else []) + np_facts(c)
     if c.subject in ("my", "pronoun") and c.head_kind == "people":
         return _reported(c) + np_facts(c)
     main = _main(c)
@@ -380,6 +382,18 @@ def clause_facts(c: Clause, today: dt.date) -> list[Fact]:
         if fact.kind == "episodic" and c.time and c.time.direction in ("future", "past") and "(as of" not in fact.content:
             fact.content = fact.content.rstrip(".") + f" (as of {today.isoformat()})."
     return facts
+
+
+def _possession_of_other_kind(c: Clause) -> Optional[Fact]:
+    """'our team standup is every Tuesday at 10': a plain statement about something of the user's."""
+    if c.negated or not c.head or c.head in lexicon.words("non_attributes"):
+        return None
+    if not c.copula and (not c.verb or c.verb_lemma in lexicon.words("mental_verbs") or c.tense == "past"):
+        return None
+    low = clean(c.rest_low)
+    if _evaluative(low) or len(low.split()) > 10 or _pronoun_object(low):
+        return None
+    return _fact(c, f"attr:{c.head}", 0.5, single=True, value=value_of(c.rest))
 
 
 def _reported(c: Clause) -> list[Fact]:
@@ -397,7 +411,8 @@ def _cancellation(c: Clause) -> Optional[Fact]:
         i = low.find(" " + phrase)
         if i > 0:
             subject = re.sub(r"\b(?:the|my|our|whole|plan|plans|move|trip|idea|thing)\b", " ", low[:i])
-            values = [w for w in re.findall(r"[a-z][\w'-]+", subject) if w not in lexicon.words("fillers")]
+            values = [w for w in re.findall(r"[a-z][\w'-]+", subject)
+                      if w not in lexicon.words("fillers") and w not in STOPWORDS and w not in ("change", "plans", "plan")]
             if values:
                 return Fact("cancelled", "semantic", "", 0.0, retracts=[" ".join(values)], evidence=c.text.strip())
     return None
@@ -459,7 +474,7 @@ def _ending(c: Clause) -> Optional[Fact]:
 
 def _retraction(c: Clause) -> Optional[Fact]:
     """'I'm not X anymore', "I don't use X anymore", 'turns out I'm not X after all'."""
-    rest = re.sub(r"\b(?:any ?more|no longer|after all|now|btw|either)\b", "", c.rest, flags=re.I).strip(" ,.!")
+    rest = re.sub(r"\b(?:any ?more|no longer|after all|at all|now|btw|either)\b", "", c.rest, flags=re.I).strip(" ,.!")
     positive = replace(c, negated=False, no_longer=False, correction=False, contrast_old=None)
     fact = (_copula(positive) if c.copula else _verb(positive)) if rest else None
     value = value_of(re.sub(r"^(?:at|in|with|for|a|an|the)\s+", "", rest, flags=re.I))

@@ -61,9 +61,13 @@ def _mask_quotes(text: str, chars: list[str]) -> None:
 def _lead_labels_own_note(lead: str) -> bool:
     """Whether the words before a colon label the user's own statement ('quick note:')."""
     words = re.sub(r"[^\w\s'.-]", " ", lead).strip().lower()
-    if words in lexicon.words("note_labels"):
+    if words in lexicon.words("note_labels") or words in lexicon.words("fillers"):
         return True
-    return bool(FIRST_PERSON_START_RE.match(lead)) and not REPORTING_RE.search(lead) and len(words.split()) <= 12
+    openers = lexicon.words("fillers") | lexicon.words("self_corrections")
+    fillers = "|".join(re.escape(f) for f in sorted(openers, key=len, reverse=True))
+    lead = re.sub(rf"^(?:(?:{fillers})\b[\s,]*)+", "", lead.strip(), flags=re.I)
+    own_correction = re.search(r"\b(?:wrong|mistake|incorrect|correction|correct that)\b", lead, re.I)
+    return bool(FIRST_PERSON_START_RE.match(lead)) and (own_correction or not REPORTING_RE.search(lead)) and len(words.split()) <= 12
 
 
 def _mask_after_colons(text: str, chars: list[str]) -> None:
@@ -115,7 +119,7 @@ def sentences(text: str) -> list[Sentence]:
 
 
 BOUNDARY_RE = re.compile(
-    r"\s*;\s*|\s+[-–—]+\s+|,\s*(?:(?P<c1>and|but|so|which|because|though|although|if|plus|or|while|when)\s+)?|"
+    r"\s*;\s*|\s*:\s+|\s+[-–—]+\s+|,\s*(?:(?P<c1>and|but|so|which|because|though|although|if|plus|or|while|when)\s+)?|"
     r"\s+(?P<c2>and|but|so|because|if|though|although|which|unless)\s+",
     re.I,
 )
@@ -164,9 +168,9 @@ def parts(text: str, sentence: Sentence) -> list[Part]:
         word = (m.group("c1") or m.group("c2") or "").lower()
         after = re.findall(r"[\w']+", seg[m.end():].lower())[:6]
         left = seg[start - sentence.start:m.start()]
-        if not left.strip():
-            continue
-        hard = m.group(0).strip()[:1] in (";", "-", "–", "—")
+        if not left.strip() or left.strip(" ,").lower() in lexicon.words("fillers"):
+            continue  # a lone opener ("Sorry, ...") stays with its clause
+        hard = m.group(0).strip()[:1] in (";", ":", "-", "–", "—")
         split = hard or (word in ALWAYS_SPLIT and not (word == "so" and after and after[0] in SO_NOT_CONJ))
         if not split:
             split = _opens_clause(after, word) and not _compound_subject(left, after)

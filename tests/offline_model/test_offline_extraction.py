@@ -240,6 +240,11 @@ def _run_conversation(messages: list[str]) -> list[str]:
     return sorted(memories.values())
 
 
+def test_a_denial_after_a_labelled_lead_retracts():
+    assert _run_conversation(["I'm allergic to kiwi.", "Hmm, I said that wrong: I'm not allergic to kiwi at all."]) == []
+    assert _run_conversation(["I'm a vet.", "Sorry, I'm not a vet, that's my cousin."]) == []
+
+
 def test_the_issue_example_conversation():
     assert _run_conversation([
         "I'm vegetarian, by the way, and I'm allergic to peanuts.",
@@ -268,6 +273,9 @@ MORE_FACTS = [
      ["User is visiting Peru in March with their sister."]),
     ("I'm not a fan of horror movies.", ["User dislikes horror movies."]),
     ("I use a wheelchair, so please check step-free access.", ["User uses a wheelchair."]),
+    ("Our book club meets every second Monday.", ["User's book club meets every second Monday."]),
+    ("my weekly piano lesson is on Wednesdays at 5", ["User's weekly piano lesson is on Wednesdays at 5."]),
+    ("Good news: we moved to Galway in June!", ["User lives in Galway."]),
 ]
 
 
