@@ -198,19 +198,7 @@ CHANGES = [
 
 @pytest.mark.parametrize("existing, utterance, after", CHANGES)
 def test_changes_supersede_the_old_memory(existing, utterance, after):
-    import datetime as dt
-
-    from offline_model.rules.memory import Turn, reconcile
-
-    memories = {f"m{i}": text for i, text in enumerate(existing, 1)}
-    for op in reconcile([Turn("user", utterance)], list(memories.items()), dt.date(2026, 12, 2)):
-        if op.op == "retract":
-            memories.pop(op.ref)
-        elif op.op == "update":
-            memories[op.ref] = op.content
-        else:
-            memories[f"new{len(memories)}"] = op.content
-    assert sorted(memories.values()) == sorted(after)
+    assert _run_conversation([utterance], existing) == sorted(after)
 
 
 def test_self_correction_in_one_message_keeps_the_second_version():
@@ -222,13 +210,13 @@ def test_self_correction_in_one_message_keeps_the_second_version():
     assert [f.content for f in facts] == ["User lives in York."]
 
 
-def _run_conversation(messages: list[str]) -> list[str]:
+def _run_conversation(messages: list[str], existing: list[str] = ()) -> list[str]:
     """Live memories after each message is reconciled in turn (as the pipeline applies them)."""
     import datetime as dt
 
     from offline_model.rules.memory import Turn, reconcile
 
-    memories: dict[str, str] = {}
+    memories = {f"m{i}": text for i, text in enumerate(existing, 1)}
     for n, message in enumerate(messages):
         for op in reconcile([Turn("user", message)], list(memories.items()), dt.date(2026, 12, 2)):
             if op.op == "retract":
