@@ -96,7 +96,7 @@ def test_injected_notes_are_persisted_before_the_reply(backend: CustomPipelineBa
     assert roles[-3:] == ["user", "system", "assistant"]
     system = json.loads(rows[-2].payload)
     assert system == {"role": "system", "content": result.recall.system_message, "clear_at": "next_user_message"}
-    assert "User is vegetarian." in result.reply, "the offline model quotes the notes it used"
+    assert "You are vegetarian." in result.reply, "the offline model answers from the notes it was given"
 
 
 def test_cache_reads_keep_growing_over_fifteen_turns(backend: CustomPipelineBackend, user_id: str) -> None:
