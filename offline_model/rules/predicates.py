@@ -209,7 +209,7 @@ def _verb(c: Clause) -> Optional[Fact]:
         return _fact(c, "hobby:" + norm(value), 0.5, value=value)
     if lem in ("eat", "drink") and c.negated:
         return _fact(c, "avoid:" + norm(value_of(rest)), 0.7, value=value_of(rest))
-    if lem in ("want", "plan", "aim", "try", "intend", "hope") and re.match(r"^to\s+\w+", low) and not re.match(r"^to\s+(?:know|ask|see|check|say|talk|go with|hear|understand|find out)\b", low):
+    if lem in ("want", "plan", "aim", "try", "intend", "hope") and re.match(r"^to\s+\w+", low) and not re.match(r"^to\s+(?:know|ask|see|check|say|talk|chat|vent|rant|go with|hear|understand|find out|make sure)\b", low):
         value = value_of(rest[3:])
         return _fact(c, "goal:" + norm(value)[:40], 0.6, value=value)
     if lem == "speak":
