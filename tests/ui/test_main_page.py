@@ -4,12 +4,11 @@ user isolation, new conversation, the clock, and bad input."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from backends.registry import BACKENDS, backend_names
+from backends.registry import PLUGINS, backend_names
 from ui.composer import MAX_MESSAGE_CHARS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,8 +18,7 @@ TIMEOUT = 180
 
 def label(name: str) -> str:
     """A backend's display label, from its class (without building it)."""
-    module, cls = BACKENDS[name].split(":")
-    return getattr(importlib.import_module(module), cls).label
+    return next(plugin.build.label for plugin in PLUGINS if plugin.name == name)
 
 
 def replies(at: AppTest) -> list[str]:
