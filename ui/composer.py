@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-MAX_MESSAGE_CHARS = 20_000
-"""A paste beyond this would crowd the history budget of every backend at once."""
+from core.turn import MAX_MESSAGE_CHARS  # the interface's own limit (TurnContext refuses longer text too)
 DRAFT_KEY = "lab_draft"
 DRAFT_BOX_KEY = "lab_draft_box"
 SEND_DRAFT_KEY = "lab_send_draft"
