@@ -264,6 +264,8 @@ MORE_FACTS = [
     ("Our book club meets every second Monday.", ["User's book club meets every second Monday."]),
     ("my weekly piano lesson is on Wednesdays at 5", ["User's weekly piano lesson is on Wednesdays at 5."]),
     ("Good news: we moved to Galway in June!", ["User lives in Galway."]),
+    ("Remember that my cat is called Miso.", ["User has a cat named Miso."]),
+    ("please remember that I'm allergic to kiwi", ["User is allergic to kiwi."]),
 ]
 
 
