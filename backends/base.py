@@ -9,7 +9,6 @@ run: the model call; after: background work) so each can be timed and shown sepa
 from __future__ import annotations
 
 import abc
-from datetime import datetime
 
 from core import (  # noqa: F401  (re-exported: the interface's vocabulary)
     ErasureReport, Knobs, MemoryRecord, MemoryStatus, Note, NoteStatus, Recall, TextCallback, Timings, ToolCall,

@@ -15,7 +15,7 @@ class BaselineBackend(MemoryBackend):
     label = "No memory (baseline)"
     description = "The same model with no long-term memory."
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Services) -> None:
         self.runtime = runtime
         self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
 
