@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
+    ARRAY,
     JSON,
     BigInteger,
     CheckConstraint,
@@ -107,6 +108,10 @@ class Memory(SQLModel, table=True):
     kind: str
     content: str = Field(sa_column=Column(Text, nullable=False))
     embedding: Any = Field(sa_column=Column(Vector(), nullable=False))
+    topics: list[str] = Field(
+        default_factory=list, sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'")),
+        description="Retrieval topics (backends/custom/topics.py), set when the memory is stored",
+    )
     importance: float = 0.5
     evidence: str = Field(sa_column=Column(Text, nullable=False))
     source_message_id: Optional[uuid.UUID] = Field(

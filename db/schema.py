@@ -77,11 +77,17 @@ def _create_recall_index(engine: Engine, dimension: int) -> None:
         )
 
 
+ADDED_COLUMNS = ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS topics text[] NOT NULL DEFAULT '{}'",)
+"""Columns added after a table first shipped: create_all never alters an existing table."""
+
+
 def ensure_schema(engine: Engine, dimension: int) -> None:
     """Create what is missing; refuse a database whose vectors differ from the embedder's."""
     with _schema_lock:
         with engine.begin() as connection:
             connection.execute(text("SELECT pg_advisory_xact_lock(7311001)"))  # one process creates at a time
             SQLModel.metadata.create_all(connection)
+            for statement in ADDED_COLUMNS:
+                connection.execute(text(statement))
         _fix_dimension(engine, dimension)
         _create_recall_index(engine, dimension)

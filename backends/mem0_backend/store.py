@@ -84,6 +84,11 @@ class Mem0Store:
         """Mem0's add (one LLM extraction call); returns what it stored."""
         return self.memory.add(messages, user_id=user_id, metadata=metadata)["results"]
 
+    def remember(self, user_id: str, text: str) -> str:
+        """Mem0's add with `infer=False`: the text is stored as it is, without an LLM call."""
+        results = self.memory.add([{"role": "user", "content": text}], user_id=user_id, infer=False)["results"]
+        return str(results[0]["id"])
+
     def owned(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         """The memory if it exists AND belongs to this user (ids alone are not authority)."""
         if not _is_uuid(memory_id):
