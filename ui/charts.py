@@ -40,7 +40,8 @@ def conversation_figure(turns: list[Turn], labels: dict[str, str]) -> go.Figure:
     x = the session's turn number, every conversation of the session."""
     figure = make_subplots(
         rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-        subplot_titles=("Input tokens (solid) and cache reads (dotted) per turn", "Request-path latency per turn (ms)"),
+        subplot_titles=("Input tokens (solid) and cache reads (dotted) per turn of this session, across conversations",
+                        "Request-path latency per turn (ms)"),
     )
     for backend, label in labels.items():
         series = turn_series(turns, backend)
@@ -57,6 +58,6 @@ def conversation_figure(turns: list[Turn], labels: dict[str, str]) -> go.Figure:
         figure.add_vline(x=number - 0.5, line_dash="dot", line_color="gray", row="all", col=1)
         figure.add_annotation(x=number - 0.5, y=1.0, yref="paper", text="new conversation", showarrow=False,
                               xanchor="left", font={"size": 10, "color": "gray"})
-    figure.update_xaxes(title_text="turn (this session, across conversations)", dtick=1, row=2, col=1)
+    figure.update_xaxes(title_text="turn", dtick=1, row=2, col=1)
     figure.update_layout(height=520, margin={"l": 40, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
     return figure
