@@ -16,6 +16,7 @@ from sqlalchemy import (
     ARRAY,
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     DateTime,
@@ -49,6 +50,9 @@ class User(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=64)
     display_name: str
     created_at: datetime = _ts(nullable=False)
+    lab_user: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false")))
+    """Made by a person in the lab's user picker (or the demo user): only these are listed
+    there. A turn run by an eval, a benchmark or a test creates its users unmarked."""
 
 
 class Conversation(SQLModel, table=True):
