@@ -111,7 +111,6 @@ def mark_lab_users(connection: Connection) -> None:
     )
     connection.execute(text("ALTER TABLE users ALTER COLUMN lab_user SET DEFAULT false, "
                             "ALTER COLUMN lab_user SET NOT NULL"))
->>>>>>> lab
 
 
 def ensure_schema(engine: Engine, dimension: int) -> None:
@@ -120,11 +119,8 @@ def ensure_schema(engine: Engine, dimension: int) -> None:
         with engine.begin() as connection:
             connection.execute(text("SELECT pg_advisory_xact_lock(7311001)"))  # one process creates at a time
             SQLModel.metadata.create_all(connection)
-<<<<<<< HEAD
             for statement in ADDED_COLUMNS:
                 connection.execute(text(statement))
-=======
             mark_lab_users(connection)
->>>>>>> lab
         _fix_dimension(engine, dimension)
         _create_recall_index(engine, dimension)
