@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     chat_model: str = "claude-sonnet-5-5"
     extraction_model: str = "claude-haiku-5-5"
     llm_timeout_seconds: float = Field(60.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, description="SDK retries of 429/5xx/timeouts within one call (every client, Mem0's too)")
 
     # Embeddings
     embedder: EmbedderName = "local"

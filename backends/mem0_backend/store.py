@@ -18,7 +18,8 @@ from sqlalchemy import Engine, text
 
 from backends.mem0_backend import history, indexes
 from backends.mem0_backend.config import COLLECTION, history_db_path, mem0_config
-from backends.mem0_backend.library import memory_class
+from backends.mem0_backend.library import json_helpers, memory_class
+from backends.mem0_backend.llm_guard import guard_llm, mem0_json_parser
 from backends.services import Services
 
 LIST_LIMIT = 10_000
@@ -69,6 +70,7 @@ class Mem0Store:
         indexes.check_dimension(self.engine, collection, dimension)
         config = mem0_config(settings, self.engine, dimension, collection, self.default_index)
         self.memory = memory_class(settings).from_config(config)
+        self.memory.llm = guard_llm(self.memory.llm, settings, mem0_json_parser(*json_helpers(settings)))
         self.memory.vector_store.create_col()  # idempotent; Mem0 would otherwise create it lazily
         indexes.ensure_layout(self.engine, collection, self.default_index)
 
