@@ -145,7 +145,8 @@ def get_store(runtime: Services, collection: str = COLLECTION, default_index: bo
     settings = runtime.settings
     mode = settings.mem0_default_index if default_index is None else default_index
     key = (runtime.engine.url.render_as_string(hide_password=False), collection, mode, history_db_path(settings),
-           settings.resolved_provider, settings.extraction_model, settings.embedder)
+           settings.resolved_provider, settings.extraction_model, settings.embedder,
+           settings.llm_timeout_seconds, settings.llm_max_retries)  # the guarded client's limits (llm_guard)
     with _stores_lock:
         store = _stores.get(key)
         if store is None:
