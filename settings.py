@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(60.0, gt=0)
     llm_max_retries: int = Field(2, ge=0, description="SDK retries of 429/5xx/timeouts within one call (every client, Mem0's too)")
 
+    erasure_key: SecretStr | None = Field(None, description="Key of the erased-users tombstones' hash; default: a key file in DATA_DIR. Set it (the same everywhere) when several machines share DATABASE_URL")
+
     # Embeddings
     embedder: EmbedderName = "local"
     openai_embedding_model: str = "text-embedding-3-small"
