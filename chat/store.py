@@ -146,6 +146,10 @@ class ConversationStore:
         with Session(self.engine) as session:
             session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": str(conversation_id)})
             lock_user(session, user_id)
+            # Only erasure deletes conversations: one gone mid-turn means the user is being erased.
+            if session.execute(text("SELECT 1 FROM conversations WHERE id = :id AND user_id = :user FOR KEY SHARE"),
+                               {"id": conversation_id, "user": user_id}).first() is None:
+                raise UserErased()
             last = session.scalar(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id))
             seq = -1 if last is None else last
             for item in pending:
