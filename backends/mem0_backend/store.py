@@ -132,6 +132,11 @@ class Mem0Store:
                 ).rowcount
         return {"ids": ids, "counts": counts}
 
+    @property
+    def table_name(self) -> str:
+        """Mem0's collection table, quoted for SQL."""
+        return self._table()
+
     def _table(self, name: str | None = None) -> str:
         return self.engine.dialect.identifier_preparer.quote(name or self.collection)
 
