@@ -8,6 +8,7 @@ column. Two kinds of evidence:
   API key, IBAN, ...): conservative on purpose, "my door code is 9978" holds a secret
   although 9978 alone is an ordinary number; a false positive loses one memory, a false
   negative stores a credential that is re-injected into every later prompt;
+- a number next to "code" ("the code for the shed is 4417");
 - a value shaped like one: a Luhn-valid card number, an IBAN passing mod-97, a known API-key
   prefix (sk-, ghp_, AKIA, ...), a JWT, a PEM private key, a long random-looking token, a run
   of ten or more digits, an SSN.
@@ -43,6 +44,11 @@ JWT_RE = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
 PEM_RE = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 RANDOM_TOKEN_RE = re.compile(r"(?<![\w/+=-])(?=[A-Za-z0-9_+/=-]*\d)(?=[A-Za-z0-9_+/=-]*[A-Za-z])[A-Za-z0-9_+/=-]{24,}")
 """Long mixed letter+digit strings: how generated keys and tokens look (words never do)."""
+CODE_NUMBER_RE = re.compile(
+    r"\b(?:code|combination|combo)s?\b(?:[^.!?\n]{0,40}?\b(?:is|was|are|=)|\s*[:=#-]?)\s*[\"']?\d{3,8}(?![.,:/-]?\d)"
+    r"|(?<![\d.,:/-])\d{3,8}\s+(?:is|was)\s+(?:the|my|our)\s+(?:[\w-]+\s+){0,2}(?:code|combination)s?\b",
+    re.IGNORECASE)
+"""A number next to "code" ("the code for the front door is 4417"): a code that opens something."""
 SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
@@ -100,6 +106,7 @@ def secret_reason(text: str) -> str | None:
         return None
     checks = (
         ("secret keyword", lambda: secret_words_re().search(text)),
+        ("access code", lambda: CODE_NUMBER_RE.search(text)),
         ("card number", lambda: _has_card_number(text)),
         ("IBAN", lambda: _has_iban(text)),
         ("SSN", lambda: SSN_RE.search(text)),
@@ -140,7 +147,7 @@ def redact(text: str) -> Redaction:
         reason = secret_reason(piece)
         if reason is None and carry and piece.strip():
             reason = "follows a secret's name"
-        carry = reason == "secret keyword"
+        carry = reason in ("secret keyword", "access code")
         if reason is not None:
             reasons.append(reason)
             if not out or out[-1] != REDACTED:

@@ -15,6 +15,10 @@ from pathlib import Path
 SECRET_WORDS = Path(__file__).resolve().parents[2] / "core" / "lexicon" / "secret_words.txt"
 LONG_DIGITS_RE = re.compile(r"(?:\d[ -]?){9,}")
 KEYLIKE_RE = re.compile(r"\b(?:sk|pk|rk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{8,}|\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}\b")
+CODE_NUMBER_RE = re.compile(
+    r"\b(?:code|combination|combo)s?\b(?:[^.!?\n]{0,40}?\b(?:is|was|are|=)|\s*[:=#-]?)\s*[\"']?\d{3,8}(?![.,:/-]?\d)"
+    r"|\b\d{3,8}\s+(?:is|was)\s+(?:the|my|our)\s+(?:[\w-]+\s+){0,2}(?:code|combination)s?\b", re.I)
+"""A number given as a code ("the code for the shed is 4417"), not a year next to "code"."""
 EXTRA_WORDS = ("login", "credentials", "passport", "driver's license", "license number", "id number", "bank details")
 """Named by the model's own caution, beyond the lab's list."""
 
@@ -30,4 +34,5 @@ def _secret_re() -> re.Pattern[str]:
 
 def is_secret(sentence: str) -> bool:
     """Whether a sentence mentions or contains a secret (passwords, codes, keys, card/ID numbers, long digit runs)."""
-    return bool(_secret_re().search(sentence) or LONG_DIGITS_RE.search(sentence) or KEYLIKE_RE.search(sentence))
+    return bool(_secret_re().search(sentence) or CODE_NUMBER_RE.search(sentence) or LONG_DIGITS_RE.search(sentence)
+                or KEYLIKE_RE.search(sentence))
