@@ -119,6 +119,9 @@ class MemoryFileStore:
         Returns True when the file is new. Only a new file counts against the per-user cap.
         """
         path = canonical_path(path)
+        if path == MEMORY_ROOT:
+            raise ToolError(f"{MEMORY_ROOT} is the memory directory itself; create a file inside it, "
+                            f"e.g. {MEMORY_ROOT}/notes.md.")
         self._check_content(path, content)
         with Session(self.engine) as session:
             self._lock(session)
