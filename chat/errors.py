@@ -46,7 +46,7 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
 
 
 def _is_connection_error(error: BaseException) -> bool:
-    if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError, ConnectionError)):
+    if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
         return True
     if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
         return True
