@@ -141,8 +141,13 @@ def _commands_with(text: str) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("bad", ["NUL \x00 inside", "lone \ud800 surrogate", "escaped \udcff byte"])
-def test_memory_tool_refuses_unstorable_text_with_its_own_error(runtime, make_user, bad, record_figure) -> None:
+UNSTORABLE = {"a NUL byte": "NUL \x00 inside", "a lone surrogate": "lone \ud800 surrogate",
+              "a surrogate-escaped byte": "escaped \udcff byte"}
+
+
+@pytest.mark.parametrize("label", list(UNSTORABLE))
+def test_memory_tool_refuses_unstorable_text_with_its_own_error(runtime, make_user, label, record_figure) -> None:
+    bad = UNSTORABLE[label]
     user_id = make_user("mt-nul")
     store = MemoryFileStore(runtime.engine, user_id, runtime.clock)
     store.create("/memories/notes.md", "- tea\n")
@@ -161,4 +166,4 @@ def test_memory_tool_refuses_unstorable_text_with_its_own_error(runtime, make_us
             failures.append(f"{command['command']}: accepted {bad!r}")
     if store.get("/memories/notes.md").content != "- tea\n" or store.get("/memories/new.md") is not None:
         failures.append("a file changed")
-    record_figure(f"input: memory-tool commands with {bad.split()[0]} text give a ToolError", len(commands), failures)
+    record_figure(f"input: memory-tool commands with {label} give a ToolError", len(commands), failures)
