@@ -3,7 +3,7 @@ backends one after another, on the same messages.
 
     .venv/bin/python benchmarks/lab_turn_parallel.py [--turns 8]
 
-Uses a fresh embedded Postgres in a temp dir (never the lab's data) and the offline model.
+Uses scratch storage (scratch.py: never the lab's data) and the offline model.
 Two fresh users get the same messages, alternating which mode goes first each turn so
 machine load hits both alike; background work (extraction, Mem0 add) is drained after each
 turn, untimed, so both users' memories grow the same way. The table gives the wall time of
@@ -14,27 +14,17 @@ turn first).
 from __future__ import annotations
 
 import argparse
-import atexit
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-DATA_DIR = Path(tempfile.mkdtemp(prefix="memory-lab-bench-"))
-atexit.register(shutil.rmtree, DATA_DIR, ignore_errors=True)
-os.environ.update({"DATA_DIR": str(DATA_DIR), "LLM_PROVIDER": "offline", "MEM0_TELEMETRY": "false",
-                   "MEM0_DIR": str(DATA_DIR / "mem0"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
-for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DATABASE_URL"):
-    os.environ.pop(name, None)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from the repo root
 
 from backends.base import TurnContext  # noqa: E402
 from backends.registry import backend_names, build_backend  # noqa: E402
-from runtime import build_runtime  # noqa: E402
+from scratch import scratch_runtime  # noqa: E402
 from jobs.runner import drain  # noqa: E402
 from ui.parallel import run_parallel, safe_turn  # noqa: E402
 
@@ -58,7 +48,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=len(MESSAGES))
     turns = parser.parse_args().turns
-    runtime = build_runtime()
+    runtime = scratch_runtime(llm_provider="offline")  # scratch data: never the lab's
     backends = {name: build_backend(name, runtime) for name in backend_names()}
     users = {mode: runtime.store.ensure_user(f"bench-{mode}-{uuid.uuid4().hex[:6]}") for mode in ("parallel", "sequential")}
     warm_up = TurnContext(user_id=runtime.store.ensure_user(f"bench-warm-{uuid.uuid4().hex[:6]}"), text=MESSAGES[0])
@@ -82,7 +72,7 @@ def main() -> int:
             drain(runtime, user_id=users[mode])
     p50 = {mode: statistics.median(values) for mode, values in walls.items()}
     slowest_p50 = statistics.median(slowest)
-    print(f"{turns} turns x {len(backends)} backends ({', '.join(backends)}), offline model, data dir {DATA_DIR}")
+    print(f"{turns} turns x {len(backends)} backends ({', '.join(backends)}), offline model, data dir {runtime.settings.data_dir}")
     print("| turn mode | p50 wall ms | p90 wall ms |")
     print("|---|---:|---:|")
     for mode, values in walls.items():

@@ -202,9 +202,9 @@ def _set_indexes(engine: Engine, table: str, config: str) -> float:
 
 def run(rows: int, users: int, small: int, large: int, seed: int) -> None:
     from backends.mem0_backend.store import Mem0Store
-    from runtime import build_runtime
+    from scratch import scratch_runtime
 
-    runtime = build_runtime()
+    runtime = scratch_runtime()  # scratch data: never the lab's
     table = f"mem0_bench_{uuid.uuid4().hex[:8]}"
     spec = layout(rows, users, {"probe-small": small, "probe-large": large})
     store = Mem0Store(runtime, collection=table, default_index=False)

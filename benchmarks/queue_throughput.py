@@ -16,15 +16,13 @@ ran twice.
     python -m benchmarks.queue_throughput                # 400 jobs per configuration
     python -m benchmarks.queue_throughput --jobs 200 --workers 1 2
 
-It uses a private embedded Postgres in a temp dir (not the lab's): a running lab's
+It uses scratch storage (scratch.py, not the lab's database): a running lab's
 scheduler would otherwise claim the benchmark's jobs and dead-letter their unknown kind.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -74,15 +72,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     args = parser.parse_args(argv)
 
-    os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="queue-bench-")  # before settings are read
-    os.environ.setdefault("LLM_PROVIDER", "offline")
-    os.environ.pop("DATABASE_URL", None)
-    from runtime import build_runtime
-    from jobs import kinds
+    from scratch import scratch_runtime
 
-    for handler in HANDLERS:
-        kinds.JOB_HANDLERS[f"bench.{handler}"] = f"{__name__}:bench_handler"
-    runtime = build_runtime()
+    runtime = scratch_runtime()  # scratch data: never the lab's
+    for handler in HANDLERS:  # the runtime's handler table is per runtime: the kinds exist only here
+        runtime.job_handlers[f"bench.{handler}"] = bench_handler
     workers = sorted(set(args.workers) | {1})
 
     print(f"{'handler':<9} {'workers':>7} {'jobs':>5} {'seconds':>8} {'jobs/s':>8} {'vs 1 worker':>11} {'ran != once':>11}")

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/recall_latency.py [--rows 100000] [--sizes 100,1000,5000] [--queries 200]
 
-Builds a fresh embedded Postgres in a temp dir (never the lab's data), fills `memories`
+Builds its database on scratch storage (scratch.py: never the lab's data), fills `memories`
 with M random unit vectors spread over many users, gives one user N live memories per
 size, then times `db.queries.nearest_live_memories` (the query recall runs, top-30) and a
 numpy brute-force top-30 over that user's vectors held in memory. Both run in the same
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 import uuid
 from datetime import datetime, timezone
@@ -135,12 +134,10 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
 
-    from runtime import build_runtime
-    from settings import load_settings
+    from scratch import scratch_runtime
 
-    data_dir = Path(tempfile.mkdtemp(prefix="memory-lab-bench-"))
     started = time.perf_counter()
-    runtime = build_runtime(load_settings(data_dir=data_dir, llm_provider="offline", embedder="local"))
+    runtime = scratch_runtime(llm_provider="offline", embedder="local")  # scratch data: never the lab's
     engine, dimension = runtime.engine, runtime.embedder.dimension
     rng = np.random.default_rng(args.seed)
     now = datetime.now(timezone.utc)

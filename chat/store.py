@@ -59,17 +59,28 @@ class ConversationStore:
         self.clock = clock
 
     # -- users -----------------------------------------------------------------
-    def ensure_user(self, user_id: str, display_name: str | None = None) -> str:
+    def ensure_user(self, user_id: str, display_name: str | None = None, lab_user: bool = False) -> str:
+        """The user, created if missing. `lab_user` marks one a person made in the lab's
+        picker (an existing user named there is marked too: the person asked for it)."""
         user_id = normalise_user_id(user_id)
         with Session(self.engine) as session:
-            if session.get(User, user_id) is None:
-                session.add(User(id=user_id, display_name=display_name or user_id, created_at=self.clock.now()))
+            found = session.get(User, user_id)
+            if found is None:
+                session.add(User(id=user_id, display_name=display_name or user_id, created_at=self.clock.now(),
+                                 lab_user=lab_user))
+                session.commit()
+            elif lab_user and not found.lab_user:
+                found.lab_user = True
                 session.commit()
         return user_id
 
-    def list_users(self) -> list[str]:
+    def list_users(self, lab_only: bool = False) -> list[str]:
+        """Every user, or (lab_only) the ones made in the lab's picker, oldest first."""
+        query = select(User.id).order_by(User.created_at, User.id)
+        if lab_only:
+            query = query.where(User.lab_user.is_(True))
         with Session(self.engine) as session:
-            return list(session.scalars(select(User.id).order_by(User.created_at)))
+            return list(session.scalars(query))
 
     # -- conversations -----------------------------------------------------------
     def current_conversation(self, user_id: str, backend: str) -> Conversation:

@@ -51,6 +51,7 @@ class ChatTurnRunner:
                             conversation_id=str(conversation.id), user_message_id=str(pending[0].id))
         try:
             history = self.history.messages_for_request(user_id, conversation.id)
+            result.history_messages = len(history)
             exchange = (step or ToolLoop())(self.model, self.system_prompt, history + [p.payload for p in pending], on_text)
         except LLMError as error:
             result.error = plain_error(error)
@@ -67,6 +68,7 @@ class ChatTurnRunner:
 
     def _finish(self, result: TurnResult, exchange: Exchange, started: float, step_limit: int | None) -> None:
         result.reply, result.usage = exchange.text, exchange.usage
+        result.prompt_tokens = exchange.largest_prompt_tokens
         result.tool_calls, result.read_texts = exchange.tool_calls, exchange.read_texts
         result.truncated = exchange.stop_reason == "max_tokens"
         if exchange.hit_cap:

@@ -33,8 +33,7 @@ def clean_text(text: str) -> str:
 
 
 def message_problem(text: str) -> str | None:
-    """Why a message is refused before any model call (the interface and the chat box share
-    the rule), or None when it can be sent."""
+    """Why a message is refused before any backend or model sees it, or None when it can be sent."""
     if not text.strip():
         return "The message is empty: type something to send."
     if len(text) > MAX_MESSAGE_CHARS:
@@ -95,6 +94,10 @@ class TurnResult(BaseModel):
     error: str | None = None
     truncated: bool = False
     """The reply stopped at max_tokens: shown as cut."""
+    history_messages: int = 0
+    """Messages replayed before this turn's user message (0: the conversation's first turn)."""
+    prompt_tokens: int = 0
+    """The longest single request of the turn, in tokens (what the cache minimum applies to)."""
     conversation_id: str | None = None
     assistant_message_id: str | None = None
     user_message_id: str | None = None

@@ -32,6 +32,7 @@ from evals.locomo_data import DEFAULT_ZIP, Conversation, Question, Session, load
 from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_runtime, stderr_progress
 from llm.tokens import approx_tokens
 from settings import REPO_ROOT, get_settings
+from evals.tables import markdown_table
 
 SCORED_CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial: no answer exists to recall
 TURN_SPACING = timedelta(seconds=30)
@@ -201,9 +202,7 @@ def table(summaries: list[dict]) -> str:
     header = ["metric", *(s["backend"] for s in summaries)]
     rows = [[label.replace("@k", f"@{summaries[0]['k']}") if summaries else label,
              *("n/a" if s[key] is None else str(s[key]) for s in summaries)] for label, key in ROWS]
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    render = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return "\n".join([render(header), render(["-" * w for w in widths]), *map(render, rows)])
+    return markdown_table(header, rows)
 
 
 def run(conversation_id: str, sessions: int | None, backends: list[str], knobs: Knobs, k: int, judge: bool,

@@ -22,6 +22,7 @@ from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_ru
 from evals.schema import DEFAULT_CASES_DIR, CaseFileError, load_cases
 from evals.scores import scores
 from settings import REPO_ROOT, get_settings
+from evals.tables import markdown_table
 
 SWEPT_CATEGORIES = ("over_retrieval", "answer_use")
 DEFAULT_VALUES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
@@ -48,9 +49,7 @@ def table(points: Points) -> str:
     columns = [(b, c) for b in backends for c in SWEPT_CATEGORIES]
     header = ["min_similarity", *(f"{b} {c}" for b, c in columns)]
     rows = [[f"{value:.2f}", *(_fmt(points[value].get(b, {}).get(c)) for b, c in columns)] for value in sorted(points)]
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    render = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return "\n".join([render(header), render(["-" * w for w in widths]), *map(render, rows)])
+    return markdown_table(header, rows)
 
 
 def _fmt(score: float | None) -> str:

@@ -37,7 +37,7 @@ def run_turn(
     context = TurnContext(user_id=user_id, text=text, knobs=knobs)
     started = time.perf_counter()
     results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR))
-    turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
+    turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000, knobs=knobs)
     if not knobs.incognito:
         run_background_work(runtime, user_id)
     turn.noted = noted_since(runtime.engine, user_id, mark)

@@ -8,6 +8,7 @@ same bytes as in the other columns; only recall (Mem0's search) and the after-tu
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -66,6 +67,10 @@ class Mem0Backend(MemoryBackend):
         self.runtime.store.end_conversations(normalise_user_id(user_id), self.name)
 
     # -- what is stored ----------------------------------------------------------
+    def remember(self, user_id: str, text: str, kind: str = "semantic", created_at: datetime | None = None) -> str:
+        """Mem0 stores the text as given (`infer=False`); it has no kinds and dates it now."""
+        return self.store.remember(normalise_user_id(user_id), text)
+
     def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
         """Mem0 keeps live memories only (its add never supersedes), so inactive adds nothing."""
         return [_record(item) for item in self.store.list(normalise_user_id(user_id))]

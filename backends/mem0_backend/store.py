@@ -91,6 +91,11 @@ class Mem0Store:
         clean = [{**message, "content": redact(message.get("content") or "").text} for message in messages]
         return self.memory.add(clean, user_id=user_id, metadata=metadata)["results"]
 
+    def remember(self, user_id: str, text: str) -> str:
+        """Mem0's add with `infer=False`: the text is stored as it is, without an LLM call."""
+        results = self.memory.add([{"role": "user", "content": text}], user_id=user_id, infer=False)["results"]
+        return str(results[0]["id"])
+
     def owned(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         """The memory if it exists AND belongs to this user (ids alone are not authority)."""
         if not _is_uuid(memory_id):
