@@ -12,6 +12,10 @@ with failures fails the test (`must_pass=False` records without failing). The fi
 printed when it is recorded and again, with every other figure of the run, in one table at
 the end of the session.
 
+A test that prints its own line instead, `FIGURE <name>: tried <n>, failed <m>` (as
+`faults_support.Figure.report` does), is collected into the same table from its captured
+output, so either way of reporting ends up in the summary.
+
 Property tests take their hypothesis settings from the `fuzz_settings` fixture: a few
 hundred examples by default, 10,000 with `RELIABILITY_PROFILE=long` (an environment variable
 because hypothesis' own `--hypothesis-profile` option is read before this conftest loads):
@@ -22,6 +26,7 @@ because hypothesis' own `--hypothesis-profile` option is read before this confte
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +57,7 @@ class Figure:
 
 
 FIGURES: list[Figure] = []
+FIGURE_LINE = re.compile(r"^FIGURE (?P<name>.+?): tried (?P<tried>[\d,]+), failed (?P<failed>[\d,]+)", re.M)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -86,6 +92,18 @@ def record_figure(request: pytest.FixtureRequest):
         return figure
 
     return _record
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Figures printed as `FIGURE ...` lines by tests that do not use the fixture."""
+    if report.when != "call" or HERE not in Path(report.fspath).resolve().parents:
+        return
+    known = {(figure.test, figure.name) for figure in FIGURES}
+    for match in FIGURE_LINE.finditer(report.capstdout):
+        name = match.group("name")
+        if (report.nodeid, name) not in known:
+            FIGURES.append(Figure(report.nodeid, name, int(match.group("tried").replace(",", "")),
+                                  int(match.group("failed").replace(",", ""))))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
