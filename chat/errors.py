@@ -25,6 +25,7 @@ from llm.chat_model import LLMError
 
 log = logging.getLogger("lab.errors")
 MAX_SHOWN_CHARS = 240
+MAX_STORED_CHARS = 1000
 _SQL_TAIL = re.compile(r"\s*\[(?:SQL|parameters|Background on this error)[:\s].*", re.S)
 _PATH = re.compile(r"(?:/[\w.@%+-]+){2,}/?")
 
@@ -85,6 +86,18 @@ def plain_error(error: BaseException) -> str:
     if any(isinstance(item, sa_exc.SQLAlchemyError) for item in chain):
         return DATABASE_ERROR
     return _shorten(f"This backend failed: {type(error).__name__}: {error}")
+
+
+def error_summary(error: BaseException) -> str:
+    """"Type: short message" for a stored error a person reads later (a job's last error on
+    the Jobs page): the exception's class for the operator, the plain sentence for database
+    errors (whose text carries the SQL parameters, i.e. the user's words), the message
+    otherwise, shortened and without paths."""
+    chain = list(_chain(error))
+    if any(isinstance(item, sa_exc.SQLAlchemyError) or _is_connection_error(item) for item in chain):
+        return f"{type(error).__name__}: {plain_error(error)}"
+    text = _PATH.sub("<path>", _SQL_TAIL.sub("", f"{type(error).__name__}: {error}"))
+    return text if len(text) <= MAX_STORED_CHARS else text[:MAX_STORED_CHARS - 3] + "..."
 
 
 def _describe(error: BaseException) -> str:

@@ -34,6 +34,8 @@ def _stop_lab_scheduler():
 
 @pytest.fixture()
 def lab(runtime, user_id):
+    """The main page with a fresh user of its own (marked as made in the lab: the picker lists only those)."""
+    runtime.store.ensure_user(user_id, lab_user=True)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
     at.session_state["lab_user"] = user_id
     at.run()
