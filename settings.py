@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     chat_model: str = "claude-sonnet-5-5"
     extraction_model: str = "claude-haiku-5-5"
     llm_timeout_seconds: float = Field(60.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, description="SDK retries of 429/5xx/timeouts within one call (every client, Mem0's too)")
+
+    erasure_key: SecretStr | None = Field(None, description="Key of the erased-users tombstones' hash; default: a key file in DATA_DIR. Set it (the same everywhere) when several machines share DATABASE_URL")
 
     # Embeddings
     embedder: EmbedderName = "local"

@@ -205,3 +205,16 @@ class EventLog(SQLModel, table=True):
     kind: str
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = _ts(nullable=False)
+
+
+class ErasedUser(SQLModel, table=True):
+    """A tombstone: this user was erased, so a late write must not re-create them.
+
+    Keyed by a keyed hash of the user id (see `db.tombstones`), never the id in clear: the
+    tombstone outlives the user, and it must not itself be a list of who asked to be erased.
+    """
+
+    __tablename__ = "erased_users"
+
+    key: str = Field(primary_key=True, max_length=64)
+    erased_at: datetime = _ts(nullable=False)

@@ -15,14 +15,15 @@ import argparse
 import json
 import sys
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from backends.base import Knobs, MemoryBackend, Note, TurnContext
+from backends.base import Knobs, MemoryBackend, Note, Recall, TurnContext
 from backends.erasure import erase_user_everywhere
 from backends.registry import build_backend
 from evals.recall_scores import MessageOutcome, score, table
-from evals.recall_set import DEFAULT_SET, Profile, RecallSetError, load_sets
+from evals.recall_set import DEFAULT_SET, LabelledMessage, Profile, RecallSetError, load_sets
 from evals.runner import BackendUnavailable, check_backends, eval_runtime, stderr_progress
 from runtime import Runtime
 from settings import SettingsError, get_settings
@@ -47,6 +48,26 @@ def ranking(notes: list[Note]) -> list[Note]:
     return sorted(notes, key=lambda n: n.score if n.score is not None else (n.similarity or 0.0), reverse=True)
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """One message's recall on one backend, kept so other knobs can re-gate it (the sweep)."""
+
+    run: "ProfileRun"
+    message: LabelledMessage
+    recall: Recall
+
+    def outcome(self, recall: Recall | None = None) -> MessageOutcome:
+        recall, ids = recall or self.recall, self.run.set_id_of
+        return MessageOutcome(
+            profile=self.run.profile.id, text=self.message.text, backend=self.run.backend.name,
+            relevant=self.message.relevant, injected=[ids.get(n.memory_id, n.memory_id) for n in recall.injected],
+            ranked=[ids.get(n.memory_id, n.memory_id) for n in ranking(recall.notes)],
+        )
+
+    def regated(self, knobs: Knobs) -> MessageOutcome:
+        return self.outcome(self.run.backend.regate(self.recall, knobs))
+
+
 class ProfileRun:
     """One profile on one backend: a throwaway user holding the profile's memories."""
 
@@ -62,35 +83,43 @@ class ProfileRun:
             stored = self.backend.remember(self.user_id, memory.text, memory.kind, created_at)
             self.set_id_of[stored] = memory.id
 
-    def outcomes(self, knobs: Knobs) -> list[MessageOutcome]:
-        results = []
-        for message in self.profile.queries:
-            recall = self.backend.prepare_turn(TurnContext(user_id=self.user_id, text=message.text, knobs=knobs))
-            results.append(MessageOutcome(
-                profile=self.profile.id, text=message.text, backend=self.backend.name, relevant=message.relevant,
-                injected=[self.set_id_of.get(n.memory_id, n.memory_id) for n in recall.injected],
-                ranked=[self.set_id_of.get(n.memory_id, n.memory_id) for n in ranking(recall.notes)],
-            ))
-        return results
+    def recalls(self, knobs: Knobs) -> list[Recalled]:
+        return [Recalled(self, message, self.backend.prepare_turn(TurnContext(user_id=self.user_id, text=message.text,
+                                                                              knobs=knobs)))
+                for message in self.profile.queries]
 
     def erase(self) -> None:
         erase_user_everywhere(self.runtime, self.user_id)
 
 
-def run(profiles: list[Profile], backends: list[str], knobs: Knobs, runtime: Runtime,
-        progress=stderr_progress) -> list[MessageOutcome]:
-    outcomes: list[MessageOutcome] = []
+def stores_directly(backend: MemoryBackend) -> bool:
+    """Whether the backend implements `remember` (the memory-tool agent's files are written by the agent)."""
+    return type(backend).remember is not MemoryBackend.remember
+
+
+def collect(profiles: list[Profile], backends: list[str], knobs: Knobs, runtime: Runtime,
+            progress=stderr_progress) -> list[Recalled]:
+    """Every message's recall on every backend, each profile's user erased once it is done."""
+    recalled: list[Recalled] = []
     for name in backends:
         backend = build_backend(name, runtime)
+        if not stores_directly(backend):
+            progress(f"--- {name}: skipped (it cannot store a memory without a chat model)")
+            continue
         progress(f"--- {name}: {len(profiles)} profiles")
         for profile in profiles:
             profile_run = ProfileRun(runtime, backend, profile)
             try:
                 profile_run.load()
-                outcomes.extend(profile_run.outcomes(knobs))
+                recalled.extend(profile_run.recalls(knobs))
             finally:
                 profile_run.erase()
-    return outcomes
+    return recalled
+
+
+def run(profiles: list[Profile], backends: list[str], knobs: Knobs, runtime: Runtime,
+        progress=stderr_progress) -> list[MessageOutcome]:
+    return [item.outcome() for item in collect(profiles, backends, knobs, runtime, progress)]
 
 
 def write_json(outcomes: list[MessageOutcome], path: Path) -> None:

@@ -20,6 +20,7 @@ from backends.custom.reconcile import apply_operations
 from backends.custom.topics import topic_index
 from backends.forget_tool import forget_step
 from backends.services import Services
+from chat.store import normalise_user_id
 from chat.turn import ChatTurnRunner
 
 
@@ -52,7 +53,7 @@ class CustomPipelineBackend(MemoryBackend):
 
     # -- conversations -----------------------------------------------------------
     def new_conversation(self, user_id: str) -> None:
-        user_id = self.runtime.store.ensure_user(user_id)
+        user_id = normalise_user_id(user_id)  # ending conversations never creates (or revives) a user
         ended = self.runtime.store.end_conversations(user_id, self.name)
         if self.runtime.settings.extract_when == "session":
             for conversation_id in ended:

@@ -122,7 +122,7 @@ def extract_and_apply(runtime: Services, user_id: str, turns: list[Turn], guard_
                               "approx_output_tokens": extraction.approx_output_tokens,
                               "dropped": [reason for _, reason in extraction.dropped]}
     if extraction.refused:
-        return {**result, "refused": True}  # truncated or refused: write nothing, not even the guard
+        return {**result, "refused": True}  # the model declined: write nothing, not even the guard
     outcome = apply_operations(
         runtime.engine, runtime.embedder, topic_index(runtime.embedder), runtime.clock.now(), user_id, guard_id,
         extraction.operations,
