@@ -14,6 +14,7 @@ import streamlit as st
 
 from backends.base import MemoryBackend
 from backends.registry import backend_names, build_backend
+from chat.errors import log_error, plain_error
 from jobs.scheduler import start_scheduler
 from runtime import Runtime, get_runtime
 from settings import get_settings
@@ -50,7 +51,8 @@ def load_backends(names: list[str]) -> tuple[dict[str, MemoryBackend], dict[str,
         try:
             built[name] = backend(name)
         except Exception as error:  # noqa: BLE001 - shown in that backend's column, not as a traceback
-            failed[name] = f"{type(error).__name__}: {error}"
+            log_error(f"building backend {name}", error)
+            failed[name] = plain_error(error)
     return built, failed
 
 
@@ -69,7 +71,8 @@ def start() -> Runtime:
         try:
             scheduler()
         except Exception as error:  # noqa: BLE001 - the chat works without it; the Jobs page says more
-            st.warning(f"The background scheduler did not start: {type(error).__name__}: {error}")
+            log_error("starting the scheduler", error)
+            st.warning(f"The background scheduler did not start: {plain_error(error)}")
         status.update(label="Lab ready", state="complete", expanded=False)
     _started.set()
     return lab_runtime
