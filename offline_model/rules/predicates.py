@@ -304,7 +304,8 @@ def _generic(c: Clause) -> Optional[Fact]:
 
 ProcRule = tuple[re.Pattern[str], Callable[[re.Match[str]], str], str]  # (form, content, key or "" for a key from the content)
 PROCEDURAL: list[ProcRule] = [
-    (re.compile(r"^(?:please\s+)?(?:call me|address me as|refer to me as)\s+(?P<x>[\w' -]{1,30})$", re.I), lambda m: f"User wants to be called {m['x']}.", "proc:callme"),
+    # The name runs to the first comma: what follows is an aside ("call me Sam, not Samuel").
+    (re.compile(r"^(?:please\s+)?(?:call me|address me as|refer to me as)\s+(?P<x>[\w'-]+(?: [\w'-]+){0,2})\s*(?:,.*)?$", re.I), lambda m: f"User wants to be called {m['x']}.", "proc:callme"),
     (re.compile(r"^(?:please\s+)?(?:(?:always|only|from now on,?)\s+)?(?:answer|respond|reply|write|talk|speak)(?: to me)?(?: only)? in (?P<x>[A-Za-z][\w -]{0,20})$", re.I), lambda m: f"User wants replies in {m['x'][:1].upper() + m['x'][1:]}.", "proc:language"),
     (re.compile(r"^(?:please\s+)?keep (?:your |the |my )?(?:answers|responses|replies)\s+(?P<x>[\w ,-]{1,40})$", re.I), lambda m: f"User wants answers kept {m['x']}.", "proc:style"),
     (re.compile(r"^(?:please\s+)?(?:from now on|going forward|in future|in the future),?\s+(?:please\s+)?(?P<x>(?!i\b|my\b).{3,80})$", re.I), lambda m: f"User wants the assistant to {m['x'][:1].lower() + m['x'][1:]}.", ""),

@@ -127,6 +127,19 @@ def _as_reason(note: str) -> str:
     return text
 
 
+CALLED_RE = re.compile(r"^User wants to be called (?P<name>[^.]{1,40})\.?$")
+WRITING_RE = re.compile(r"\b(?:write|draft|compose|sign|note|email|e-mail|letter|message|card|invitation|reply)\b", re.I)
+
+
+def preferred_name(notes: list[str]) -> Optional[str]:
+    """The name the user asked to be called, from a standing-instruction note."""
+    for note in notes:
+        m = CALLED_RE.match(note.strip())
+        if m:
+            return m["name"].strip()
+    return None
+
+
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -167,7 +180,11 @@ def reply(req: Request, notes: Optional[list[str]] = None, saved: int = 0) -> st
         return "Happy to suggest a few options. What do you have in mind, and is there anything you avoid?"
     if kind == "task":
         lead = "Sure, I can help with that"
-        return f"{lead}, keeping in mind that {_join(reasons)}." if reasons and relevant else f"{lead}. Here's a first take, and tell me what to change."
+        name = preferred_name(notes) if WRITING_RE.search(user) else None
+        signed = f" I've signed it \"{name}\", as you like to be called." if name else ""
+        if reasons and relevant:
+            return f"{lead}, keeping in mind that {_join(reasons)}.{signed}"
+        return f"{lead}. Here's a first take, and tell me what to change.{signed}"
     if kind == "question":
         if reasons and relevant:
             return f"Good question. Given that {_join(reasons)}, I'd start from that; what matters most to you here?"
