@@ -23,6 +23,10 @@ class MemoryBackend(abc.ABC):
     label: str
     description: str = ""
 
+    def warm_up(self) -> None:
+        """Load now what the first turn would otherwise load (a library, a pool); the lab
+        calls it in the background at start. Default: nothing to load."""
+
     # -- a turn ------------------------------------------------------------------
     @abc.abstractmethod
     def prepare_turn(self, context: TurnContext) -> Recall:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from backends.base import MemoryBackend, TurnContext, TurnResult
 from llm.chat_model import LLMError
@@ -69,5 +69,7 @@ def run_parallel(
                         update(name, streamed[name])
             if finished:
                 break
-            time.sleep(POLL_SECONDS)
+            # Wake at once when a backend finishes (a plain sleep added up to POLL_SECONDS to
+            # every turn's wall time), else every POLL_SECONDS to stream the text so far.
+            wait([f for f in futures.values() if not f.done()], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
     return {name: future.result() for name, future in futures.items()}
