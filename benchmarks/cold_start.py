@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 from backends.registry import backend_names
-from benchmarks.figures import Figure, check
+from benchmarks.figures import Figure, check, load_average
 from benchmarks.isolated import environment, throwaway_dir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def _wait_healthy(url: str, process: subprocess.Popen, started: float) -> float:
     raise RuntimeError("streamlit never answered its health check")
 
 
-def measure(browser, data_dir: Path, mode: str, turn: bool = False) -> ColdStart:  # noqa: ANN001 - a Playwright Browser
+def measure(browser, data_dir: Path, mode: str, turn: bool = False, repo: Path = REPO) -> ColdStart:  # noqa: ANN001 - a Playwright Browser
     from playwright.sync_api import expect
 
     port = free_port()
@@ -87,7 +87,7 @@ def measure(browser, data_dir: Path, mode: str, turn: bool = False) -> ColdStart
                "--server.address", "127.0.0.1", "--server.headless", "true"]
     log = (data_dir / f"streamlit-{mode}.log").open("w")
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, env=environment(data_dir), stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, cwd=repo, env=environment(data_dir), stdout=log, stderr=subprocess.STDOUT)
     context = browser.new_context(viewport={"width": 1600, "height": 1200})
     try:
         url = f"http://127.0.0.1:{port}"
@@ -119,8 +119,9 @@ def measure(browser, data_dir: Path, mode: str, turn: bool = False) -> ColdStart
         log.close()
 
 
-def run(runs: int = 1, turn: bool = False) -> list[ColdStart]:
-    """`runs` pairs of (fresh, existing) starts, each on its own throwaway data dir."""
+def run(runs: int = 1, turn: bool = False, repos: tuple[Path, ...] = (REPO,)) -> list[tuple[Path, ColdStart]]:
+    """`runs` pairs of (fresh, existing) starts per checkout, each on its own throwaway data
+    dir; several checkouts (`--compare-with`) take turns, so machine load hits them alike."""
     from playwright.sync_api import sync_playwright
 
     results = []
@@ -128,9 +129,10 @@ def run(runs: int = 1, turn: bool = False) -> list[ColdStart]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for _ in range(runs):
-                data_dir = throwaway_dir("memory-lab-coldstart-")
-                results.append(measure(browser, data_dir, "fresh", turn))
-                results.append(measure(browser, data_dir, "existing", turn))
+                for repo in repos:
+                    data_dir = throwaway_dir("memory-lab-coldstart-")
+                    results.append((repo, measure(browser, data_dir, "fresh", turn, repo)))
+                    results.append((repo, measure(browser, data_dir, "existing", turn, repo)))
         finally:
             browser.close()
     return results
@@ -139,7 +141,7 @@ def run(runs: int = 1, turn: bool = False) -> list[ColdStart]:
 def figures(quick: bool) -> list[Figure]:
     """Fresh and existing data dir, one start each (the first turn and RSS on both)."""
     out = []
-    for r in run(1, turn=True):
+    for _, r in run(1, turn=True):
         limit = 15 if r.mode == "fresh" else 10
         out.append(Figure(f"cold start to a usable chat input, {r.mode} data dir", r.input_s, "s",
                           *check(r.input_s, "<=", limit), "server health answering", r.health_s))
@@ -154,13 +156,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--turn", action="store_true", help="also time a first turn and read the peak RSS")
+    parser.add_argument("--compare-with", type=Path, nargs="*", default=[],
+                        help="other checkouts (e.g. a git worktree of an older commit) measured in turn with this one")
     args = parser.parse_args(argv)
-    print("| data dir | health s | page drawn s | chat input usable s | first turn s | peak RSS MB |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for r in run(args.runs, args.turn):
+    print("| checkout | data dir | health s | page drawn s | chat input usable s | first turn s | peak RSS MB |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for repo, r in run(args.runs, args.turn, (REPO, *args.compare_with)):
         turn = f"{r.first_turn_s:.1f}" if r.first_turn_s is not None else "-"
         rss = f"{r.peak_rss_mb:.0f}" if r.peak_rss_mb is not None else "-"
-        print(f"| {r.mode} | {r.health_s:.1f} | {r.first_paint_s:.1f} | {r.input_s:.1f} | {turn} | {rss} |")
+        print(f"| {repo} | {r.mode} | {r.health_s:.1f} | {r.first_paint_s:.1f} | {r.input_s:.1f} | {turn} | {rss} |")
+    print(f"load average {load_average()}")
 
 
 if __name__ == "__main__":
