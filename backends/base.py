@@ -9,11 +9,14 @@ run: the model call; after: background work) so each can be timed and shown sepa
 from __future__ import annotations
 
 import abc
+from datetime import datetime
 
 from core import (  # noqa: F401  (re-exported: the interface's vocabulary)
     ErasureReport, Knobs, MemoryRecord, MemoryStatus, Note, NoteStatus, Recall, TextCallback, Timings, ToolCall,
     TurnContext, TurnResult, Usage,
 )
+from backends.note_gate import gate_ranked
+from chat.injection import format_notes
 
 
 class MemoryBackend(abc.ABC):
@@ -36,6 +39,28 @@ class MemoryBackend(abc.ABC):
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
         """Call the model (streaming text to `on_text`) and persist the turn."""
 
+    def select_notes(self, notes: list[Note], knobs: Knobs) -> list[Note]:
+        """Set each candidate's status under these knobs; returns the injected ones.
+
+        The default gates in the order recall ranked them; a backend with its own rules
+        (procedural notes always in, say) overrides it, and `regate` then follows them.
+        """
+        injected: list[Note] = []
+        gate_ranked(notes, knobs, knobs.max_memory_tokens, injected)
+        return injected
+
+    def regate(self, recall: Recall, knobs: Knobs) -> Recall:
+        """The same candidates under new knobs, without searching again.
+
+        Lets a slider answer at once: which notes would now go in, which are cut and why.
+        """
+        if recall.skipped_reason is not None:
+            return recall
+        notes = [note.model_copy() for note in recall.notes]
+        injected = self.select_notes(notes, knobs)
+        notes.sort(key=lambda n: n.status != "injected")
+        return recall.model_copy(update={"notes": notes, "system_message": format_notes(injected)})
+
     def after_turn(self, context: TurnContext, result: TurnResult) -> list[int]:
         """Queue background work (extraction, Mem0 add); returns the job ids."""
         return []
@@ -54,6 +79,11 @@ class MemoryBackend(abc.ABC):
         """End the current conversation; the next turn starts a fresh one."""
 
     # -- what is stored ----------------------------------------------------------
+    def remember(self, user_id: str, text: str, kind: str = "semantic", created_at: datetime | None = None) -> str:
+        """Store one memory through the backend's own write path, without a chat model
+        (benchmarks load labelled memories this way); returns its id."""
+        raise NotImplementedError(f"{self.label} cannot store a memory directly")
+
     @abc.abstractmethod
     def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
         """The user's memories; superseded/retracted/expired ones only when asked."""

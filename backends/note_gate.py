@@ -3,7 +3,7 @@ mean the same thing in every column: similarity threshold, top-k, token budget."
 
 from __future__ import annotations
 
-from backends.base import Knobs, Note
+from core import Knobs, Note
 
 
 def gate_ranked(ranked: list[Note], knobs: Knobs, budget: int, injected: list[Note]) -> int:

@@ -7,9 +7,11 @@ queue extraction (per turn, or per session when settings.extract_when == "sessio
 
 from __future__ import annotations
 
-from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
+from backends.base import (
+    ErasureReport, Knobs, MemoryBackend, MemoryRecord, Note, Recall, TextCallback, TurnContext, TurnResult,
+)
 from backends.custom import forgetting, jobs, memories
-from backends.custom.recall import recall
+from backends.custom.recall import recall, select_notes
 from backends.forget_tool import forget_step
 from backends.services import Services
 from chat.turn import ChatTurnRunner
@@ -28,6 +30,9 @@ class CustomPipelineBackend(MemoryBackend):
     def prepare_turn(self, context: TurnContext) -> Recall:
         return recall(self.runtime.engine, self.runtime.embedder, context.user_id, context.text, context.knobs,
                       self.runtime.clock.now(), self.runtime.settings.importance_weight)
+
+    def select_notes(self, notes: list[Note], knobs: Knobs) -> list[Note]:
+        return select_notes(notes, knobs)
 
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
         step = forget_step(lambda topic: self.forget(context.user_id, topic))
