@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,10 +34,6 @@ class Figure:
         if self.baseline_value in (None, 0):
             return None
         return self.value / self.baseline_value
-
-
-def at_most(limit: float) -> tuple[str, bool]:
-    return f"<= {limit:g}", True
 
 
 def check(value: float, op: str, limit: float) -> tuple[str, bool]:
@@ -88,5 +84,3 @@ def write_json(path: Path, figures: list[Figure], load: list[float]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(as_json(figures, load), indent=2) + "\n")
 
-
-__all__ = ["Figure", "as_json", "asdict", "at_most", "check", "load_average", "percentile", "table", "write_json"]
