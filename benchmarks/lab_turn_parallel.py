@@ -5,8 +5,9 @@ backends one after another, on the same messages.
 
 Uses a throwaway embedded Postgres (benchmarks/isolated.py, never the lab's data) and the
 offline model. Two fresh users get the same messages, alternating which mode goes first
-each turn so machine load hits both alike; each turn embeds its message once first
-(`with_query_vector`, as the lab does, inside the timed wall); background work
+each turn so machine load hits both alike; each turn embeds its message once (the
+parallel turn as the lab runs it: `run_parallel(..., embedder=)` starts the backends that do
+not recall by vector first; the sequential one embeds first), inside the timed wall; background work
 (extraction, Mem0 add) is drained after each turn, untimed, so both users' memories grow
 the same way. The table gives the wall time of a turn per mode, the slowest single
 backend inside the parallel turn, and the ratios (one untimed warm-up turn first).
@@ -49,7 +50,7 @@ def measure(runtime, turns: int) -> tuple[dict[str, list[float]], list[float], l
     backends = {name: build_backend(name, runtime) for name in backend_names()}
     users = {mode: runtime.store.ensure_user(f"bench-{mode}-{uuid.uuid4().hex[:6]}") for mode in ("parallel", "sequential")}
     warm_up = TurnContext(user_id=runtime.store.ensure_user(f"bench-warm-{uuid.uuid4().hex[:6]}"), text=MESSAGES[0])
-    run_parallel(backends, with_query_vector(warm_up, runtime.embedder))  # untimed: first calls load models, open pools
+    run_parallel(backends, warm_up, embedder=runtime.embedder)  # untimed: first calls load models, open pools
     walls: dict[str, list[float]] = {"parallel": [], "sequential": []}
     slowest: list[float] = []
     for number in range(turns):
@@ -57,14 +58,14 @@ def measure(runtime, turns: int) -> tuple[dict[str, list[float]], list[float], l
         order = ("parallel", "sequential") if number % 2 == 0 else ("sequential", "parallel")
         for mode in order:
             started = time.perf_counter()
-            context = with_query_vector(TurnContext(user_id=users[mode], text=f"{text} [{mode}]"), runtime.embedder)
+            context = TurnContext(user_id=users[mode], text=f"{text} [{mode}]")
             if mode == "parallel":
-                results = run_parallel(backends, context)
+                results = run_parallel(backends, context, embedder=runtime.embedder)
                 errors = [result.error for result in results.values() if result.error]
                 assert not errors, errors
                 slowest.append(max(result.timings.total_ms for result in results.values()))
             else:
-                sequential(backends, context)
+                sequential(backends, with_query_vector(context, runtime.embedder))
             walls[mode].append((time.perf_counter() - started) * 1000)
             drain(runtime, user_id=users[mode])
     return walls, slowest, list(backends)

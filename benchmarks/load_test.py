@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.load_test [--users 20] [--turns 10] [--workers 2]
 
 Each simulated user is a thread sending `turns` messages, one after another, each through
-all backends in parallel (the lab's own turn: `with_query_vector` + `ui.parallel.run_parallel`),
+all backends in parallel (the lab's own turn: `ui.parallel.run_parallel(..., embedder=)`),
 while `workers` queue workers run the background jobs (custom extraction, Mem0's add)
 concurrently, as the lab's scheduler and `python -m worker` would. Then the queue is drained
 and the run is checked, on the offline model:
@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from sqlalchemy import text
 
 from backends.base import TurnContext
-from backends.query_vector import with_query_vector
 from backends.registry import backend_names, build_backend
 from benchmarks.figures import Figure, check, load_average, percentile, table
 from benchmarks.isolated import isolate
@@ -73,8 +72,7 @@ def chat(runtime, backends, run: UserRun, turns: int) -> None:  # noqa: ANN001
     for number in range(turns):
         message = SCRIPT[number % len(SCRIPT)].format(canary=run.canary)
         started = time.perf_counter()
-        context = with_query_vector(TurnContext(user_id=run.user_id, text=message), runtime.embedder)
-        results = run_parallel(backends, context)
+        results = run_parallel(backends, TurnContext(user_id=run.user_id, text=message), embedder=runtime.embedder)
         run.latencies.append((time.perf_counter() - started) * 1000)
         for result in results.values():
             if result.error:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from backends.base import MemoryBackend, TurnContext, TurnResult
+from backends.query_vector import with_query_vector
+from embeddings import Embedder
 from llm.chat_model import LLMError
 
 POLL_SECONDS = 0.05
@@ -50,15 +52,29 @@ def _drain(chunks: queue.Queue[str]) -> str:
 
 
 def run_parallel(
-    backends: dict[str, MemoryBackend], context: TurnContext, update: StreamUpdate | None = None
+    backends: dict[str, MemoryBackend], context: TurnContext, update: StreamUpdate | None = None,
+    embedder: Embedder | None = None,
 ) -> dict[str, TurnResult]:
-    """Run the turn in every backend concurrently; returns results in the backends' order."""
+    """Run the turn in every backend concurrently; returns results in the backends' order.
+
+    With `embedder`, the message is embedded once here (TurnContext.query_vector) for the
+    backends that recall by vector; the others start first, so the embedding overlaps
+    their turns instead of delaying every column.
+    """
     queues: dict[str, queue.Queue[str]] = {name: queue.Queue() for name in backends}
     streamed = {name: "" for name in backends}
     with ThreadPoolExecutor(max_workers=max(1, len(backends)), thread_name_prefix="lab-turn") as pool:
+        def start(name: str, backend: MemoryBackend, turn_context: TurnContext) -> Future[TurnResult]:
+            return pool.submit(safe_turn, backend, turn_context, queues[name].put)
+
         futures: dict[str, Future[TurnResult]] = {
-            name: pool.submit(safe_turn, backend, context, queues[name].put) for name, backend in backends.items()
+            name: start(name, backend, context) for name, backend in backends.items()
+            if embedder is None or not backend.recalls_by_vector
         }
+        if len(futures) < len(backends):
+            embedded = with_query_vector(context, embedder)
+            futures.update({name: start(name, backend, embedded) for name, backend in backends.items() if name not in futures})
+        futures = {name: futures[name] for name in backends}  # the backends' order
         while True:
             finished = all(future.done() for future in futures.values())
             for name, chunks in queues.items():

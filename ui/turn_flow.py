@@ -9,7 +9,6 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from backends.base import Knobs, MemoryBackend, TurnContext
-from backends.query_vector import with_query_vector
 from runtime import Runtime
 from ui.events import last_event_id, noted_since
 from jobs.runner import drain
@@ -33,9 +32,10 @@ def run_turn(
     active: dict[str, MemoryBackend], placeholders: dict[str, DeltaGenerator],
 ) -> Turn:
     mark = last_event_id(runtime.engine, user_id)
+    context = TurnContext(user_id=user_id, text=text, knobs=knobs)
     started = time.perf_counter()  # the one embedding of the message is part of the turn's wall time
-    context = with_query_vector(TurnContext(user_id=user_id, text=text, knobs=knobs), runtime.embedder)
-    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR))
+    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR),
+                           embedder=runtime.embedder)
     turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
     if not knobs.incognito:
         run_background_work(runtime, user_id)

@@ -36,6 +36,7 @@ def _record(item: dict[str, Any]) -> MemoryRecord:
 class Mem0Backend(MemoryBackend):
     name = BACKEND
     label = "Mem0"
+    recalls_by_vector = True
     description = "mem0ai's open-source Memory: its own extraction, pgvector store and search."
 
     def __init__(self, runtime: Services, store: Mem0Store | None = None) -> None:

@@ -12,7 +12,6 @@ from sentence_transformers import SentenceTransformer
 
 from backends.base import Knobs, TurnContext
 from backends.mem0_backend.embedder import LabEmbedding
-from backends.query_vector import with_query_vector
 from backends.registry import backend_names, build_backend
 from jobs.runner import drain
 from tests.mem0.conftest import chat_and_add
@@ -70,9 +69,10 @@ def test_a_lab_turn_embeds_the_message_once_across_backends_and_jobs(runtime, ma
     user = make_user("once")
     message = f"I play the oboe in a band called Reed{uuid.uuid4().hex[:4]}."
     counter = counting(runtime, monkeypatch)
-    context = with_query_vector(TurnContext(user_id=user, text=message), runtime.embedder)
-    results = run_parallel(backends, context)
+    results = run_parallel(backends, TurnContext(user_id=user, text=message), embedder=runtime.embedder)
     assert all(result.error is None for result in results.values()), {n: r.error for n, r in results.items()}
     drain(runtime, user_id=user)  # custom extraction and Mem0's add, in this process
     assert counter.asked.count(message) == 1, counter.asked
+    vector_context_backends = {name for name, backend in backends.items() if backend.recalls_by_vector}
+    assert vector_context_backends == {"custom", "mem0"}
     assert backends["custom"].list_memories(user) and backends["mem0"].list_memories(user)  # the jobs did run
