@@ -129,12 +129,12 @@ def fill(runtime, rows: int, sizes: list[int], seed: int = 7) -> tuple[dict[int,
     rng = np.random.default_rng(seed)
     now = datetime.now(timezone.utc)
     tag = uuid.uuid4().hex[:6]
+    with engine.connect() as connection:
+        existing = connection.execute(text("SELECT count(*) FROM memories")).scalar_one()
     measured: dict[int, tuple[str, np.ndarray, list[uuid.UUID]]] = {}
     for size in sizes:
         user_id, vectors = f"bench-{tag}-n{size}", unit_vectors(rng, size, dimension)
         measured[size] = (user_id, vectors, load_rows(engine, user_id, vectors, now))
-    with engine.connect() as connection:
-        existing = connection.execute(text("SELECT count(*) FROM memories")).scalar_one()
     filler = max(rows - existing - sum(sizes), 0)
     for index in range((filler + FILLER_ROWS_PER_USER - 1) // FILLER_ROWS_PER_USER):
         count = min(FILLER_ROWS_PER_USER, filler - index * FILLER_ROWS_PER_USER)
