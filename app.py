@@ -3,7 +3,8 @@
 Reads top to bottom: start the process-wide resources, pick the user and the knobs in the
 sidebar, take one message, run it through every enabled backend in parallel (each column
 streams its reply), run the queued background work, then draw every column's history,
-what each backend did, and the conversation's tokens and latency chart.
+what each backend did (re-scored at once when a slider moves), the last turn of every
+backend side by side, and the session's tokens and latency chart.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ prestart.begin()  # before the heavier imports below, so initdb overlaps them
 import streamlit as st  # noqa: E402
 
 from ui import composer, session, sidebar  # noqa: E402
+from llm.caching import min_cacheable_tokens  # noqa: E402
 from ui.charts import conversation_figure  # noqa: E402
-from ui.columns import literal, render_earlier, render_result  # noqa: E402
+from ui.columns import cache_note, literal, render_earlier, render_rescored, render_result  # noqa: E402
+from ui.comparison import render_comparison  # noqa: E402
 from ui.page import open_page  # noqa: E402
 from ui.transcript import open_transcript  # noqa: E402
 from ui.turn_flow import run_turn  # noqa: E402
@@ -48,6 +51,7 @@ if session.earlier(user_id) is None:
     session.set_earlier(user_id, {name: open_transcript(runtime.engine, user_id, name) for name in names})
 earlier = session.earlier(user_id) or {}
 turns = session.turns(user_id)
+cache_minimum = min_cacheable_tokens(runtime.settings)
 
 # -- input --------------------------------------------------------------------------------
 message = composer.incoming_message()
@@ -64,12 +68,18 @@ for name, column in columns.items():
             st.error(f"{labels[name]} is not available: {failed[name]}")
             continue
         render_earlier(earlier.get(name, []))
+        previous = None
         for turn in turns:
             if name not in turn.results:
                 continue
+            result = turn.results[name]
             with st.chat_message("user"):
                 st.markdown(literal(turn.text))
-            render_result(turn.results[name], labels[name], turn.noted.get(name))
+            render_result(result, labels[name], turn.noted.get(name), cache_note(result, previous, cache_minimum))
+            previous = result
+        if turns and name in turns[-1].results and name in backends and not message:
+            # the sliders answer at once: the last message's candidates under the current knobs
+            render_rescored(backends[name], turns[-1].results[name].recall, turns[-1].knobs, controls.knobs)
         if message:
             with st.chat_message("user"):
                 st.markdown(literal(message))
@@ -80,15 +90,18 @@ for name, column in columns.items():
 if message:
     active = {name: backends[name] for name in enabled if name in backends}
     if active:
-        turns.append(run_turn(runtime, user_id, message, controls.knobs, active, placeholders))
+        session.add_turn(user_id, run_turn(runtime, user_id, message, controls.knobs, active, placeholders))
         st.rerun()
 
-# -- the conversation's chart ------------------------------------------------------------------
+# -- the last turn side by side, and the session's chart ----------------------------------------
 if turns:
-    last = turns[-1]
+    render_comparison(turns[-1].results, {name: labels[name] for name in enabled})
+session_turns = session.session_turns(user_id)
+if session_turns:
+    last = session_turns[-1]
     answered = [result.timings.total_ms for result in last.results.values()]
     st.caption(
         f"Last turn: {last.wall_ms:,.0f} ms wall clock for {len(last.results)} backends in parallel "
         f"(slowest backend {max(answered, default=0):,.0f} ms, sum {sum(answered):,.0f} ms)."
     )
-    st.plotly_chart(conversation_figure(turns, {name: labels[name] for name in enabled}), width="stretch")
+    st.plotly_chart(conversation_figure(session_turns, {name: labels[name] for name in enabled}), width="stretch")

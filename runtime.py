@@ -28,7 +28,8 @@ from settings import Settings, get_settings
 @dataclass
 class Runtime(Services):
     def enqueue(self, kind: str, payload: dict[str, Any], user_id: str | None = None) -> int:
-        return queue.enqueue(self.engine, kind, payload, user_id=user_id, clock=self.clock)
+        return queue.enqueue(self.engine, kind, payload, user_id=user_id, clock=self.clock,
+                             max_attempts=self.settings.job_max_attempts)
 
     @functools.cached_property
     def job_handlers(self) -> dict[str, JobHandler]:

@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     # Storage
     database_url: str | None = Field(None, description="Any Postgres with pgvector >= 0.8; default: embedded server")
     data_dir: Path = Field(REPO_ROOT / ".data", description="Embedded database, Mem0 history, logs")
+    eval_data_dir: Path | None = Field(
+        None, description="Where evals and benchmarks keep their own data (kept); default: a temp dir removed at exit")
+    eval_database_url: str | None = Field(
+        None, description="A Postgres of their own for evals and benchmarks; default: an embedded one in their data dir")
 
     # LLM
     llm_provider: Provider | None = Field(None, description="anthropic | openai | offline; default: anthropic if a key is set")
@@ -45,6 +49,9 @@ class Settings(BaseSettings):
     chat_model: str = "claude-sonnet-5-5"
     extraction_model: str = "claude-haiku-5-5"
     llm_timeout_seconds: float = Field(60.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, description="SDK retries of 429/5xx/timeouts within one call (every client, Mem0's too)")
+
+    erasure_key: SecretStr | None = Field(None, description="Key of the erased-users tombstones' hash; default: a key file in DATA_DIR. Set it (the same everywhere) when several machines share DATABASE_URL")
 
     # Embeddings
     embedder: EmbedderName = "local"
@@ -84,6 +91,15 @@ class Settings(BaseSettings):
             raise ValueError("LLM_PROVIDER=openai needs OPENAI_API_KEY or OPENAI_BASE_URL (e.g. an Ollama URL)")
         if self.embedder == "openai" and self.openai_api_key is None and self.openai_base_url is None:
             raise ValueError("EMBEDDER=openai needs OPENAI_API_KEY or OPENAI_BASE_URL (or set EMBEDDER=local)")
+        return self
+
+    @model_validator(mode="after")
+    def _evals_keep_off_the_lab_data(self) -> "Settings":
+        """Evals and benchmarks create throwaway users by the thousand: never in the lab's store."""
+        if self.eval_data_dir is not None and self.eval_data_dir.resolve() == self.data_dir.resolve():
+            raise ValueError("EVAL_DATA_DIR must not be the lab's DATA_DIR: evals would fill the lab's user picker")
+        if self.eval_database_url is not None and self.eval_database_url == self.database_url:
+            raise ValueError("EVAL_DATABASE_URL must not be the lab's DATABASE_URL: evals would fill the lab's user picker")
         return self
 
     @property

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from core import (  # noqa: F401  (re-exported: the interface's vocabulary)
     ErasureReport, Knobs, MemoryRecord, MemoryStatus, Note, NoteStatus, Recall, TextCallback, Timings, ToolCall,
-    TurnContext, TurnResult, Usage,
+    TurnContext, TurnResult, Usage, UserErased,
 )
 from backends.note_gate import gate_ranked
 from chat.injection import format_notes
@@ -73,7 +73,10 @@ class MemoryBackend(abc.ABC):
         recall = Recall(skipped_reason="incognito") if context.knobs.incognito else self.prepare_turn(context)
         result = self.run_turn(context, recall, on_text)
         if not context.knobs.incognito and result.error is None:
-            result.jobs = self.after_turn(context, result)
+            try:
+                result.jobs = self.after_turn(context, result)
+            except UserErased as error:  # erased between the turn's commit and its jobs: the erasure stands
+                result.error = str(error)
         return result
 
     # -- conversations -----------------------------------------------------------
@@ -102,6 +105,10 @@ class MemoryBackend(abc.ABC):
     @abc.abstractmethod
     def erase_user(self, user_id: str) -> ErasureReport:
         """Delete every copy of the user's data this backend holds; says where."""
+
+    def erased_tables(self) -> list[str]:
+        """Tables of this backend's own (beyond the lab's) that erasure must compact afterwards."""
+        return []
 
     def stored_texts(self, user_id: str) -> list[str]:
         """Live memory texts (for the memory-tool agent: non-empty lines of the user's files)."""

@@ -1,14 +1,43 @@
-"""Erasing a user ("Delete all my data"): every backend erases its stores, then the rows no backend owns."""
+"""Erasing a user ("Delete all my data"): a tombstone first, then every backend erases its
+stores, then the rows no backend owns, then the touched tables are compacted.
+
+Order, and why:
+1. the tombstone (committed at once): from here on no turn or job can re-create the user
+   (`db.tombstones`), even if a later step fails;
+2. every backend's `erase_user`, then the shared rows, the users row last (a write in flight
+   holds that row's lock, so its rows are deleted by the cascade, see `lock_user`);
+3. VACUUM FULL + ANALYZE of every touched table and VACUUM FULL of pg_statistic
+   (`db.compaction`), so no table file or `pg_stats` row still holds the deleted text.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, delete, or_
-from sqlmodel import Session
+from sqlalchemy import Engine, delete, or_, text
+from sqlmodel import Session, SQLModel
 
-from backends.base import ErasureReport
+from backends.base import ErasureReport, MemoryBackend
 from backends.registry import backend_names, build_backend
 from backends.services import Services
-from db.models import Conversation, ConversationSummary, EventLog, Job, Memory, MemoryFile, MemoryJob, Message, User
+from db.compaction import compact
+from db.models import (
+    Conversation, ConversationSummary, ErasedUser, EventLog, Job, Memory, MemoryFile, MemoryJob, Message, User,
+)
+from db.tombstones import tombstones_for
+
+RETENTION_NOTES = (
+    "Gone at once: every row of the user in the lab's tables and the backends' stores (Mem0's "
+    "pgvector rows and its SQLite history), job payloads and events included.",
+    "Gone from the database files at once: the touched tables were rewritten (VACUUM FULL) and "
+    "their statistics rebuilt (ANALYZE), so no table file and no pg_stats row holds the text.",
+    "Still in the write-ahead log (pg_wal): the inserts and deletes, until their WAL segments are "
+    "overwritten; segments are recycled after a checkpoint (every 5 minutes by default), but a "
+    "recycled file keeps old bytes until reused (up to min_wal_size/max_wal_size of traffic). "
+    "With WAL archiving or replication, as long as the archive or the replica keeps them.",
+    "Still in backups: any backup or copy of the data dir made before the erasure keeps "
+    "everything until that backup is deleted; the lab makes none itself.",
+    "Kept on purpose: a tombstone (a keyed hash of the user id, not the id) so that a turn in "
+    "flight cannot re-create the user.",
+)
 
 
 class ErasureIncomplete(RuntimeError):
@@ -39,21 +68,53 @@ def _erase_shared(engine: Engine, user_id: str) -> dict[str, int]:
     return counts
 
 
-def erase_user_everywhere(runtime: Services, user_id: str) -> list[ErasureReport]:
-    """"Delete all my data": every backend in the registry erases its stores, then the shared rows.
+def record_tombstone(runtime: Services, user_id: str) -> None:
+    """Committed before anything is deleted; serialised with `ConversationStore.active_user`."""
+    with Session(runtime.engine) as session:
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"users:{user_id}"})
+        tombstones_for(runtime.settings).record(session.connection(), user_id, runtime.clock.now())
+        session.commit()
 
-    Returns one ErasureReport per backend plus one for the shared rows ("shared"). If a
-    backend fails, the others still run, the users row is kept, and ErasureIncomplete says
-    which store still holds data.
+
+def touched_tables(backends: list[MemoryBackend]) -> list[str]:
+    """The lab's tables (all hold user rows, the tombstones excepted) and every backend's own."""
+    ours = [name for name in SQLModel.metadata.tables if name != ErasedUser.__tablename__]
+    return ours + [name for backend in backends for name in backend.erased_tables()]
+
+
+def _notes(compaction: dict[str, int]) -> list[str]:
+    notes = list(RETENTION_NOTES)
+    if compaction["compaction_failures"]:
+        notes.append(f"{compaction['compaction_failures']} table(s) could not be rewritten now: their files keep "
+                     "the deleted rows until the next erasure or autovacuum reuses the space.")
+    if not compaction["statistics_compacted"]:
+        notes.append("pg_statistic was not rewritten (the database role is not a superuser): old statistics "
+                     "rows stay in its file until autovacuum reuses the space; pg_stats shows only the new ones.")
+    return notes
+
+
+def erase_user_everywhere(runtime: Services, user_id: str) -> list[ErasureReport]:
+    """"Delete all my data": tombstone, every backend's stores, the shared rows, compaction.
+
+    Returns one ErasureReport per backend plus one for the shared rows ("shared", whose
+    `notes` say what is gone at once and what the WAL and backups keep). If a backend fails,
+    the others still run, the users row is kept (the tombstone too: nobody re-creates the
+    user meanwhile), and ErasureIncomplete says which store still holds data.
     """
+    record_tombstone(runtime, user_id)
     reports: list[ErasureReport] = []
     failures: dict[str, str] = {}
+    backends: list[MemoryBackend] = []
     for name in backend_names():
         try:
-            reports.append(build_backend(name, runtime).erase_user(user_id))
+            backend = build_backend(name, runtime)
+            backends.append(backend)
+            reports.append(backend.erase_user(user_id))
         except Exception as error:  # noqa: BLE001 - keep erasing elsewhere, then report the failure
             failures[name] = f"{type(error).__name__}: {error}"
     if failures:
         raise ErasureIncomplete(failures, reports)
-    reports.append(ErasureReport(backend="shared", user_id=user_id, deleted=_erase_shared(runtime.engine, user_id)))
+    deleted = _erase_shared(runtime.engine, user_id)
+    compaction = compact(runtime.engine, touched_tables(backends))
+    reports.append(ErasureReport(backend="shared", user_id=user_id, deleted=deleted | compaction, notes=_notes(compaction)))
     return reports

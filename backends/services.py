@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 from chat.history import History
 from chat.store import ConversationStore
 from clock import Clock, clock as process_clock
+from db.tombstones import tombstones_for
 from embeddings import Embedder
 from llm.chat_model import ChatModel
 from llm.provider import build_chat_model
@@ -45,7 +46,7 @@ class Services:
 
     @functools.cached_property
     def store(self) -> ConversationStore:
-        return ConversationStore(self.engine, self.clock)
+        return ConversationStore(self.engine, self.clock, tombstones_for(self.settings))
 
     @functools.cached_property
     def history(self) -> History:

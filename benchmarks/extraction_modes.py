@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.extraction_modes
 
-Runs on a fresh embedded database in a temp dir with the offline model (unless an API key
+Runs on scratch storage (scratch.py: never the lab's data) with the offline model (unless an API key
 is configured), so it never touches the lab's data. Token counts are the model's own usage
 for the extraction calls, captured by wrapping the SDK's `messages.parse` in this script.
 """
@@ -10,10 +10,8 @@ for the extraction calls, captured by wrapping the SDK's `messages.parse` in thi
 from __future__ import annotations
 
 import argparse
-import tempfile
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 SCRIPT = [
@@ -55,14 +53,13 @@ def _instrument(model: Any, tally: ModeResult) -> None:
     messages.parse = counted
 
 
-def run_mode(mode: str, data_dir: Path) -> ModeResult:
+def run_mode(mode: str) -> ModeResult:
     from backends.base import Knobs, TurnContext
     from backends.custom.backend import CustomPipelineBackend
-    from runtime import build_runtime
     from jobs.runner import drain
-    from settings import load_settings
+    from scratch import scratch_runtime
 
-    runtime = build_runtime(load_settings(data_dir=data_dir, extract_when=mode))
+    runtime = scratch_runtime(extract_when=mode)
     tally = ModeResult(mode)
     _instrument(runtime.extraction_model, tally)
     backend = CustomPipelineBackend(runtime)
@@ -79,9 +76,8 @@ def run_mode(mode: str, data_dir: Path) -> ModeResult:
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
-    data_dir = Path(tempfile.mkdtemp(prefix="memory-lab-measure-"))
-    results = [run_mode(mode, data_dir) for mode in ("turn", "session")]
-    print(f"scripted session: {len(SCRIPT)} user turns (data dir {data_dir})")
+    results = [run_mode(mode) for mode in ("turn", "session")]
+    print(f"scripted session: {len(SCRIPT)} user turns (scratch data, see scratch.py)")
     print("| extract_when | extraction calls | input tokens | output tokens | live memories | stored versions |")
     print("|---|---|---|---|---|---|")
     for r in results:

@@ -3,7 +3,7 @@ backends one after another, on the same messages.
 
     .venv/bin/python -m benchmarks.lab_turn_parallel [--turns 8]
 
-Uses a throwaway embedded Postgres (benchmarks/isolated.py, never the lab's data) and the
+Uses a throwaway embedded Postgres (scratch.py via benchmarks/isolated.py: never the lab's data) and the
 offline model. Two fresh users get the same messages, alternating which mode goes first
 each turn so machine load hits both alike; each turn embeds its message once (the
 parallel turn as the lab runs it: `run_parallel(..., embedder=)` starts the backends that do
@@ -26,7 +26,7 @@ from backends.registry import backend_names, build_backend
 from benchmarks.figures import Figure, check, percentile
 from benchmarks.isolated import isolate
 from jobs.runner import drain
-from runtime import build_runtime
+from scratch import scratch_runtime
 from ui.parallel import run_parallel, safe_turn
 
 MESSAGES = [
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=len(MESSAGES))
     turns = parser.parse_args(argv).turns
     root = isolate()
-    walls, slowest, names = measure(build_runtime(), turns)
+    walls, slowest, names = measure(scratch_runtime(), turns)
     p50 = {mode: statistics.median(values) for mode, values in walls.items()}
     slowest_p50 = statistics.median(slowest)
     print(f"{turns} turns x {len(names)} backends ({', '.join(names)}), offline model, data dir {root}")

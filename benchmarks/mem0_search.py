@@ -53,7 +53,7 @@ from backends.mem0_backend.store import Mem0Store, get_store
 from benchmarks.figures import Figure, percentile
 from benchmarks.isolated import isolate
 from benchmarks.recall_latency import load_rows, unit_vectors
-from runtime import build_runtime
+from scratch import scratch_runtime
 
 QUERIES = [
     "What food do I like?", "Where do I live?", "What is my job?", "Do I have any pets?",
@@ -206,7 +206,7 @@ def _set_indexes(engine: Engine, table: str, config: str) -> float:
 
 def run(rows: int, users: int, small: int, large: int, seed: int) -> None:
     isolate()
-    runtime = build_runtime()
+    runtime = scratch_runtime()
     table = f"mem0_bench_{uuid.uuid4().hex[:8]}"
     spec = layout(rows, users, {"probe-small": small, "probe-large": large})
     store = Mem0Store(runtime, collection=table, default_index=False)

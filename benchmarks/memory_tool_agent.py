@@ -8,15 +8,14 @@ Table 2: a whole lab turn of the memory-tool agent vs the no-memory baseline, bo
 offline model (so the model itself costs ~nothing and the table shows our overhead: the
 tool loop's extra model round trips, the file queries, persistence).
 
-Runs on a throwaway embedded database in a temp dir unless DATA_DIR/DATABASE_URL is set,
-so it never writes benchmark users into the lab's data.
+Runs on scratch storage (scratch.py: a throwaway data dir, or EVAL_DATA_DIR /
+EVAL_DATABASE_URL), so it never writes benchmark users into the lab's data.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
-import os
 import shutil
 import statistics
 import tempfile
@@ -24,11 +23,6 @@ import time
 import uuid
 from collections.abc import Callable
 
-if "DATA_DIR" not in os.environ and "DATABASE_URL" not in os.environ:
-    os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="memtool-bench-")
-    # Registered before the embedded server starts, so it runs after the server's own exit hook.
-    atexit.register(shutil.rmtree, os.environ["DATA_DIR"], ignore_errors=True)
-os.environ.setdefault("LLM_PROVIDER", "offline")
 
 
 def p50_ms(action: Callable[[int], object], runs: int) -> float:
@@ -96,9 +90,10 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=200)
     parser.add_argument("--turns", type=int, default=8)
     args = parser.parse_args()
-    from runtime import build_runtime
+    from scratch import scratch_runtime
+    from settings import get_settings
 
-    runtime = build_runtime()
+    runtime = scratch_runtime(llm_provider=get_settings().llm_provider or "offline")  # scratch data: never the lab's
     print(f"| memory command (p50 of {args.ops}) | Postgres store ms | SDK local files ms | ratio |")
     print("|---|---|---|---|")
     for name, ours, baseline in command_table(runtime, args.ops):

@@ -16,7 +16,7 @@ ran twice.
     python -m benchmarks.queue_throughput                # 400 jobs per configuration
     python -m benchmarks.queue_throughput --jobs 200 --workers 1 2
 
-It uses a throwaway embedded Postgres (benchmarks/isolated.py, not the lab's): a running
+It uses a throwaway embedded Postgres (scratch.py via benchmarks/isolated.py, not the lab's): a running
 lab's scheduler would otherwise claim the benchmark's jobs and dead-letter their unknown kind.
 """
 
@@ -34,7 +34,7 @@ from benchmarks.figures import Figure, check
 from benchmarks.isolated import isolate
 from jobs import queue
 from jobs.runner import run_until_idle
-from runtime import build_runtime
+from scratch import scratch_runtime
 
 HANDLERS = {"noop": 0.0, "io-20ms": 0.020}
 RUNS: Counter[int] = Counter()
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     args = parser.parse_args(argv)
     isolate()
-    runtime = build_runtime()
+    runtime = scratch_runtime()
     register(runtime)
     workers = sorted(set(args.workers) | {1})
 

@@ -28,7 +28,7 @@ from backends.custom.backend import CustomPipelineBackend
 from benchmarks.figures import Figure, check, load_average, percentile
 from benchmarks.isolated import isolate
 from db.queries import nearest_live_memories
-from runtime import build_runtime
+from scratch import scratch_runtime
 
 TOP_K = 30
 FILLER_ROWS_PER_USER = 500
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     root = isolate()
-    runtime = build_runtime()
+    runtime = scratch_runtime()
     started = time.perf_counter()
     results, total = measure(runtime, args.rows, [int(size) for size in args.sizes.split(",")], args.queries, args.seed)
     with runtime.engine.connect() as connection:

@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from chat.store import ConversationStore, plain_text
 from db.models import ConversationSummary, Message
-from llm.chat_model import ChatModel
+from llm.chat_model import ChatModel, LLMOutputError
 from llm.tokens import approx_message_tokens
 
 SUMMARY_SYSTEM_PROMPT = """You maintain a rolling summary of a conversation between a user and an assistant.
@@ -85,7 +85,10 @@ class History:
     def _fold(self, user_id: str, conversation_id: uuid.UUID, previous: str, old: list[Message]) -> str:
         transcript = "\n".join(f"<{m.role}>{m.text}</{m.role}>" for m in old if m.role != "system")
         request = [{"role": "user", "content": f"<previous_summary>{previous}</previous_summary>\n<turns>\n{transcript}\n</turns>"}]
-        parsed = self.model.parse(SUMMARY_SYSTEM_PROMPT, request, Summary, max_tokens=600)
+        try:
+            parsed = self.model.parse(SUMMARY_SYSTEM_PROMPT, request, Summary, max_tokens=600)
+        except LLMOutputError:  # a cut or broken summary: the plain extract below keeps the turns
+            parsed = None
         # A failed summary must not lose the turns: keep a plain extract instead.
         content = parsed.summary if parsed is not None else (previous + " " + transcript)[-2000:]
         self._save_summary(conversation_id, user_id, content, old[-1].seq)

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, func, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlmodel import Session
 
 from clock import Clock, clock as default_clock
-from core.user_ids import InvalidUserId, normalise_user_id  # noqa: F401  (re-exported for callers of the store)
+from core.user_ids import InvalidUserId, UserErased, normalise_user_id  # noqa: F401  (re-exported for callers of the store)
 from db.models import Conversation, Message, User
+from db.tombstones import Tombstones, lock_user, tombstones_for
+from settings import get_settings
 
 def dumps(payload: dict[str, Any]) -> str:
     """One canonical JSON text for a message param (stable bytes for the prompt cache)."""
@@ -54,22 +57,52 @@ class PendingMessage:
 
 
 class ConversationStore:
-    def __init__(self, engine: Engine, clock: Clock = default_clock) -> None:
+    def __init__(self, engine: Engine, clock: Clock = default_clock, tombstones: Tombstones | None = None) -> None:
         self.engine = engine
         self.clock = clock
+        self.tombstones = tombstones or tombstones_for(get_settings())
 
     # -- users -----------------------------------------------------------------
-    def ensure_user(self, user_id: str, display_name: str | None = None) -> str:
+    def ensure_user(self, user_id: str, display_name: str | None = None, lab_user: bool = False) -> str:
+        """Create the user deliberately (the lab's "Create user", the evals): an erased name may
+        be created again, as a new, empty user. Turns use `active_user`, which may not.
+        `lab_user` marks one a person made in the lab's picker (an existing user named there
+        is marked too: the person asked for it)."""
         user_id = normalise_user_id(user_id)
         with Session(self.engine) as session:
-            if session.get(User, user_id) is None:
-                session.add(User(id=user_id, display_name=display_name or user_id, created_at=self.clock.now()))
-                session.commit()
+            self.tombstones.lift(session.connection(), user_id)
+            self._insert_user(session, user_id, display_name, lab_user)
+            if lab_user:
+                session.execute(update(User).where(User.id == user_id, User.lab_user.is_(False)).values(lab_user=True))
+            session.commit()
         return user_id
 
-    def list_users(self) -> list[str]:
+    def active_user(self, user_id: str) -> str:
+        """The user a turn writes for: created on a first turn, but never re-created after an
+        erasure (UserErased), so a turn in flight cannot bring an erased user back."""
+        user_id = normalise_user_id(user_id)
         with Session(self.engine) as session:
-            return list(session.scalars(select(User.id).order_by(User.created_at)))
+            # One creation at a time per id, so the check and the insert see the same tombstones.
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"users:{user_id}"})
+            if session.get(User, user_id) is None:
+                if self.tombstones.is_erased(session.connection(), user_id):
+                    raise UserErased()
+                self._insert_user(session, user_id, None)
+            session.commit()
+        return user_id
+
+    def _insert_user(self, session: Session, user_id: str, display_name: str | None, lab_user: bool = False) -> None:
+        statement = pg_insert(User).values(id=user_id, display_name=display_name or user_id, created_at=self.clock.now(),
+                                           lab_user=lab_user)
+        session.execute(statement.on_conflict_do_nothing(index_elements=["id"]))
+
+    def list_users(self, lab_only: bool = False) -> list[str]:
+        """Every user, or (lab_only) the ones made in the lab's picker, oldest first."""
+        query = select(User.id).order_by(User.created_at, User.id)
+        if lab_only:
+            query = query.where(User.lab_user.is_(True))
+        with Session(self.engine) as session:
+            return list(session.scalars(query))
 
     # -- conversations -----------------------------------------------------------
     def current_conversation(self, user_id: str, backend: str) -> Conversation:
@@ -82,6 +115,7 @@ class ConversationStore:
             ).first()
             if found is not None:
                 return found
+            lock_user(session, user_id)
             now = self.clock.now()
             conversation = Conversation(user_id=user_id, backend=backend, started_at=now, last_activity_at=now)
             session.add(conversation)
@@ -119,6 +153,11 @@ class ConversationStore:
         now = self.clock.now()
         with Session(self.engine) as session:
             session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": str(conversation_id)})
+            lock_user(session, user_id)
+            # Only erasure deletes conversations: one gone mid-turn means the user is being erased.
+            if session.execute(text("SELECT 1 FROM conversations WHERE id = :id AND user_id = :user FOR KEY SHARE"),
+                               {"id": conversation_id, "user": user_id}).first() is None:
+                raise UserErased()
             last = session.scalar(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id,
                                                                       Message.user_id == user_id))
             seq = -1 if last is None else last

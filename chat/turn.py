@@ -16,7 +16,7 @@ from chat.history import History
 from chat.injection import system_message
 from chat.prompts import CHAT_SYSTEM_PROMPT
 from chat.store import ConversationStore, PendingMessage
-from core import Exchange, Recall, TextCallback, Timings, TurnContext, TurnResult
+from core import Exchange, Recall, TextCallback, Timings, TurnContext, TurnResult, UserErased
 from llm.chat_model import ChatModel, LLMError
 from llm.pricing import estimate_cost
 
@@ -40,8 +40,15 @@ class ChatTurnRunner:
 
     def run(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None,
             step: ExchangeStep | None = None, step_limit: int | None = None) -> TurnResult:
+        try:
+            return self._run(context, recall, on_text, step, step_limit)
+        except UserErased as error:  # erased before or during the turn: nothing was (or stays) written
+            return TurnResult(backend=self.backend, reply="", model_label=self.model.label, recall=recall, error=str(error))
+
+    def _run(self, context: TurnContext, recall: Recall, on_text: TextCallback | None,
+             step: ExchangeStep | None, step_limit: int | None) -> TurnResult:
         started = time.perf_counter()
-        user_id = self.store.ensure_user(context.user_id)
+        user_id = self.store.active_user(context.user_id)
         conversation = self.store.current_conversation(user_id, self.backend)
         pending = [PendingMessage({"role": "user", "content": context.text})]
         if recall.system_message:
@@ -50,6 +57,7 @@ class ChatTurnRunner:
                             conversation_id=str(conversation.id), user_message_id=str(pending[0].id))
         try:
             history = self.history.messages_for_request(user_id, conversation.id)
+            result.history_messages = len(history)
             exchange = (step or ToolLoop())(self.model, self.system_prompt, history + [p.payload for p in pending], on_text)
         except LLMError as error:
             result.error = str(error)
@@ -66,6 +74,7 @@ class ChatTurnRunner:
 
     def _finish(self, result: TurnResult, exchange: Exchange, started: float, step_limit: int | None) -> None:
         result.reply, result.usage = exchange.text, exchange.usage
+        result.prompt_tokens = exchange.largest_prompt_tokens
         result.tool_calls, result.read_texts = exchange.tool_calls, exchange.read_texts
         result.truncated = exchange.stop_reason == "max_tokens"
         if exchange.hit_cap:

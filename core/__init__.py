@@ -9,10 +9,10 @@ from core.recall import Note, NoteStatus, Recall
 from core.records import ErasureReport, MemoryRecord, MemoryStatus
 from core.turn import TextCallback, Timings, ToolCall, TurnContext, TurnResult
 from core.usage import Usage
-from core.user_ids import InvalidUserId, normalise_user_id
+from core.user_ids import InvalidUserId, UserErased, normalise_user_id
 
 __all__ = [
     "KNOBS", "ErasureReport", "Exchange", "InvalidUserId", "KnobSpec", "Knobs", "MemoryRecord", "MemoryStatus", "Note",
     "NoteStatus", "NotedEvent", "NotedMemory", "Recall", "TextCallback", "Timings", "ToolCall", "TurnContext",
-    "TurnResult", "Usage", "normalise_user_id",
+    "TurnResult", "Usage", "UserErased", "normalise_user_id",
 ]

@@ -18,6 +18,8 @@ class Exchange:
     usage: Usage = field(default_factory=Usage)
     ttft_ms: float | None = None
     model_calls: int = 0
+    largest_prompt_tokens: int = 0
+    """The longest single request (a tool loop sends several): what the cache minimum applies to."""
     stop_reason: str | None = None
     hit_cap: bool = False
     """The step limit was reached before a final answer."""
@@ -30,5 +32,6 @@ class Exchange:
 
     def add_usage(self, usage: Usage, ttft_ms: float | None) -> None:
         self.model_calls += 1
+        self.largest_prompt_tokens = max(self.largest_prompt_tokens, usage.prompt_tokens)
         self.usage = self.usage + usage
         self.ttft_ms = self.ttft_ms if self.ttft_ms is not None else ttft_ms

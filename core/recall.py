@@ -11,13 +11,19 @@ NoteStatus = Literal["injected", "below_threshold", "over_budget", "not_selected
 
 
 class Note(BaseModel):
-    """One recall candidate, with every number that decided whether it went in."""
+    """One recall candidate, with every number that decided whether it went in.
+
+    `similarity` is the raw cosine; `relevance`, when a backend computes one, is its
+    calibrated estimate that the note helps (the custom pipeline's probability), and the
+    gate reads it instead of the cosine.
+    """
 
     memory_id: str
     kind: str = "semantic"
     content: str
     created_at: datetime | None = None
     similarity: float | None = None
+    relevance: float | None = None
     recency: float | None = None
     importance: float | None = None
     score: float | None = None

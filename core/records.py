@@ -41,6 +41,7 @@ class ErasureReport(BaseModel):
     backend: str
     user_id: str
     deleted: dict[str, int] = Field(default_factory=dict, description="store -> rows/files deleted")
+    notes: list[str] = Field(default_factory=list, description="What is gone at once, what copies remain and for how long")
 
     @property
     def total(self) -> int:

@@ -86,6 +86,10 @@ class TurnResult(BaseModel):
     error: str | None = None
     truncated: bool = False
     """The reply stopped at max_tokens: shown as cut."""
+    history_messages: int = 0
+    """Messages replayed before this turn's user message (0: the conversation's first turn)."""
+    prompt_tokens: int = 0
+    """The longest single request of the turn, in tokens (what the cache minimum applies to)."""
     conversation_id: str | None = None
     assistant_message_id: str | None = None
     user_message_id: str | None = None

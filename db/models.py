@@ -13,8 +13,10 @@ from typing import Any, Optional
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
+    ARRAY,
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     DateTime,
@@ -48,6 +50,9 @@ class User(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=64)
     display_name: str
     created_at: datetime = _ts(nullable=False)
+    lab_user: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false")))
+    """Made by a person in the lab's user picker (or the demo user): only these are listed
+    there. A turn run by an eval, a benchmark or a test creates its users unmarked."""
 
 
 class Conversation(SQLModel, table=True):
@@ -107,6 +112,10 @@ class Memory(SQLModel, table=True):
     kind: str
     content: str = Field(sa_column=Column(Text, nullable=False))
     embedding: Any = Field(sa_column=Column(Vector(), nullable=False))
+    topics: list[str] = Field(
+        default_factory=list, sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'")),
+        description="Retrieval topics (backends/custom/topics.py), set when the memory is stored",
+    )
     importance: float = 0.5
     evidence: str = Field(sa_column=Column(Text, nullable=False))
     source_message_id: Optional[uuid.UUID] = Field(
@@ -196,3 +205,16 @@ class EventLog(SQLModel, table=True):
     kind: str
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = _ts(nullable=False)
+
+
+class ErasedUser(SQLModel, table=True):
+    """A tombstone: this user was erased, so a late write must not re-create them.
+
+    Keyed by a keyed hash of the user id (see `db.tombstones`), never the id in clear: the
+    tombstone outlives the user, and it must not itself be a list of who asked to be erased.
+    """
+
+    __tablename__ = "erased_users"
+
+    key: str = Field(primary_key=True, max_length=64)
+    erased_at: datetime = _ts(nullable=False)

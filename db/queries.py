@@ -1,13 +1,19 @@
-"""The exact per-user nearest-memory query (the recall hot path).
+"""The exact per-user recall query (the hot path), in one round trip.
 
-Written by hand rather than through the ORM because its shape is what makes it fast:
-it repeats the partial index's predicate verbatim (else Postgres scans the table), writes
-the distance once, and binds the vector as a binary parameter (pgvector's psycopg
-adapter), so the scan is index-only over the covering index.
+Written by hand rather than through the ORM because its shape is what makes it fast and
+exact: each arm repeats the partial index's predicate verbatim (else Postgres scans the
+table), writes the distance once, and binds the vector as a binary parameter (pgvector's
+psycopg adapter). One statement returns everything scoring needs:
+- `nearest`: the user's closest live memories by cosine (the ranking arm);
+- `topical`: the closest memories among those labelled with a topic the message asks
+  about, which a user with thousands of memories would otherwise leave outside `nearest`
+  (a restaurant question and the dairy intolerance share no word);
+- `procedural`: the user's rules, injected every turn whatever their similarity.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -15,29 +21,81 @@ from sqlalchemy import Connection, text
 
 from db.schema import LIVE_MEMORY_PREDICATE
 
-NEAREST_LIVE_SQL = f"""
-SELECT id, embedding <=> :query AS distance
-FROM memories
-WHERE user_id = :user_id AND {LIVE_MEMORY_PREDICATE}
-  AND (expires_at IS NULL OR expires_at > :now)
-ORDER BY distance
-LIMIT :limit
+_LIVE = f"user_id = :user_id AND {LIVE_MEMORY_PREDICATE} AND (expires_at IS NULL OR expires_at > :now)"
+
+RECALL_SQL = f"""
+WITH nearest AS (
+  SELECT id, embedding <=> :query AS distance FROM memories
+  WHERE {_LIVE}
+  ORDER BY distance LIMIT :limit
+), topical AS (
+  SELECT id, embedding <=> :query AS distance FROM memories
+  WHERE {_LIVE} AND topics && CAST(:topics AS text[])
+  ORDER BY distance LIMIT :topical_limit
+), procedural AS (
+  SELECT id FROM memories
+  WHERE user_id = :user_id AND kind = 'procedural' AND {LIVE_MEMORY_PREDICATE}
+    AND (expires_at IS NULL OR expires_at > :now)
+), chosen AS (
+  SELECT id FROM nearest UNION SELECT id FROM topical UNION SELECT id FROM procedural
+)
+SELECT m.id, m.kind, m.content, m.importance, m.created_at, m.topics, 1 - (m.embedding <=> :query) AS similarity
+FROM memories m JOIN chosen USING (id)
+WHERE m.user_id = :user_id
 """
+"""The procedural arm's literal `kind = 'procedural'` matches the partial index
+`memories_live_procedural` (a bound parameter would stop a generic plan from using it)."""
 
 
-def nearest_live_memories(
-    connection: Connection, user_id: str, query: np.ndarray, now: datetime, limit: int
-) -> list[tuple[str, float]]:
+NEAREST_LIVE_SQL = f"""
+SELECT id, embedding <=> :query AS distance FROM memories
+WHERE {_LIVE}
+ORDER BY distance LIMIT :limit
+"""
+"""The nearest arm alone: what the extractor is shown and what `forget` matches."""
+
+
+def nearest_live_memories(connection: Connection, user_id: str, query: np.ndarray, now: datetime,
+                          limit: int) -> list[tuple[str, float]]:
     """(memory id, cosine similarity) of the user's nearest live, unexpired memories."""
-    rows = connection.execute(
-        text(NEAREST_LIVE_SQL), {"query": np.asarray(query, dtype=np.float32), "user_id": user_id, "now": now, "limit": limit}
-    ).all()
+    rows = connection.execute(text(NEAREST_LIVE_SQL), {"query": np.asarray(query, dtype=np.float32), "user_id": user_id,
+                                                       "now": now, "limit": limit}).all()
     return [(str(row.id), 1.0 - float(row.distance)) for row in rows]
 
 
 def explain_nearest(connection: Connection, user_id: str, query: np.ndarray, now: datetime, limit: int) -> str:
-    plan = connection.execute(
-        text("EXPLAIN " + NEAREST_LIVE_SQL),
-        {"query": np.asarray(query, dtype=np.float32), "user_id": user_id, "now": now, "limit": limit},
-    ).scalars()
+    plan = connection.execute(text("EXPLAIN " + NEAREST_LIVE_SQL), {"query": np.asarray(query, dtype=np.float32),
+                                                                    "user_id": user_id, "now": now, "limit": limit})
+    return "\n".join(plan.scalars())
+
+
+@dataclass(frozen=True)
+class RecallRow:
+    id: str
+    kind: str
+    content: str
+    importance: float
+    created_at: datetime
+    topics: tuple[str, ...]
+    similarity: float
+
+
+def _parameters(user_id: str, query: np.ndarray, now: datetime, limit: int, topics: list[str],
+                topical_limit: int) -> dict:
+    return {"query": np.asarray(query, dtype=np.float32), "user_id": user_id, "now": now, "limit": limit,
+            "topics": list(topics), "topical_limit": topical_limit}
+
+
+def recall_candidates(connection: Connection, user_id: str, query: np.ndarray, now: datetime, limit: int,
+                      topics: list[str], topical_limit: int) -> list[RecallRow]:
+    """The user's nearest live memories, the nearest of the asked topics, and their rules."""
+    rows = connection.execute(text(RECALL_SQL), _parameters(user_id, query, now, limit, topics, topical_limit)).all()
+    return [RecallRow(str(row.id), row.kind, row.content, float(row.importance), row.created_at, tuple(row.topics or ()),
+                      float(row.similarity)) for row in rows]
+
+
+def explain_recall(connection: Connection, user_id: str, query: np.ndarray, now: datetime, limit: int,
+                   topics: list[str] = (), topical_limit: int = 10) -> str:
+    plan = connection.execute(text("EXPLAIN " + RECALL_SQL),
+                              _parameters(user_id, query, now, limit, list(topics), topical_limit)).scalars()
     return "\n".join(plan)

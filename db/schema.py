@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 from sqlmodel import SQLModel
 
 import db.models  # noqa: F401  (registers the tables on SQLModel.metadata)
@@ -21,6 +21,16 @@ LIVE_MEMORY_PREDICATE = "superseded_at IS NULL AND retracted_at IS NULL"
 
 MAX_COVERING_VECTOR_DIM = 600
 """B-tree entries are capped at 2,704 bytes: vector(d) takes 4*d+8, so ~670 dims at most."""
+
+GENERATED_USER_IDS = "|".join((
+    r"^ev[0-9a-f]{8}-[0-9]{3}-",  # evals.run / evals.sweep: ev<run id>-<case index>-<backend>-<name>
+    r"^lc[0-9a-f]{6}-",  # evals.locomo: lc<run id>-<conversation>-<backend>-<speaker>
+    r"^(bench|measure)-",  # benchmarks/
+    r"-[0-9a-f]{10,12}$",  # the tests' fixtures: <prefix>-<uuid hex>
+))
+"""The user ids that the project's own runners generated before users carried the
+`lab_user` mark. Used once, to mark the users of a database from an earlier version: the
+rest were made by a person and stay in the picker. Runs now use scratch storage (scratch.py)."""
 
 _schema_lock = threading.Lock()
 
@@ -77,11 +87,40 @@ def _create_recall_index(engine: Engine, dimension: int) -> None:
         )
 
 
+ADDED_COLUMNS = ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS topics text[] NOT NULL DEFAULT '{}'",)
+"""Columns added after a table first shipped: create_all never alters an existing table."""
+
+
+def mark_lab_users(connection: Connection) -> None:
+    """Add `users.lab_user` to a database from an earlier version, marking its users.
+
+    `create_all` never adds a column to an existing table. A column added here starts NULL
+    on every row, so the backfill runs once: a user whose id has the shape of a generated
+    one is not a lab user, any other was made by a person. demo is always one.
+    """
+    nullable = connection.execute(text(
+        "SELECT is_nullable FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = 'users' AND column_name = 'lab_user'"
+    )).scalar_one_or_none()
+    if nullable == "NO":  # a current database: nothing to do (and no table lock taken)
+        return
+    connection.execute(text("ALTER TABLE users ADD COLUMN IF NOT EXISTS lab_user boolean"))
+    connection.execute(
+        text("UPDATE users SET lab_user = (id = 'demo' OR id !~ :generated) WHERE lab_user IS NULL"),
+        {"generated": GENERATED_USER_IDS},
+    )
+    connection.execute(text("ALTER TABLE users ALTER COLUMN lab_user SET DEFAULT false, "
+                            "ALTER COLUMN lab_user SET NOT NULL"))
+
+
 def ensure_schema(engine: Engine, dimension: int) -> None:
     """Create what is missing; refuse a database whose vectors differ from the embedder's."""
     with _schema_lock:
         with engine.begin() as connection:
             connection.execute(text("SELECT pg_advisory_xact_lock(7311001)"))  # one process creates at a time
             SQLModel.metadata.create_all(connection)
+            for statement in ADDED_COLUMNS:
+                connection.execute(text(statement))
+            mark_lab_users(connection)
         _fix_dimension(engine, dimension)
         _create_recall_index(engine, dimension)

@@ -8,6 +8,10 @@ source message id maps back to the LoCoMo turn (`dia_id`) it came from, and a qu
 is a hit when one of its evidence turns is among the top-k recalled memories. This
 measures recall itself, not how well a model writes an answer; with a real model the
 answers are also graded by an LLM judge (evals.judge).
+
+`--ingest raw` skips the extractor: every turn is stored as its speaker's memory through
+the backend's write path (Mem0 `infer=False`), so hit@k measures recall on real
+conversations whatever the extractor can do.
 """
 
 from __future__ import annotations
@@ -32,7 +36,10 @@ from evals.locomo_data import DEFAULT_ZIP, Conversation, Question, Session, load
 from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_runtime, stderr_progress
 from llm.tokens import approx_tokens
 from settings import REPO_ROOT, get_settings
+from evals.tables import markdown_table
 
+RAW_BACKENDS = ("custom", "mem0")
+"""The backends that can store a turn without a chat model (`MemoryBackend.remember`)."""
 SCORED_CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial: no answer exists to recall
 TURN_SPACING = timedelta(seconds=30)
 
@@ -43,6 +50,8 @@ class Ingested:
 
     users: dict[str, str]
     dia_by_message: dict[str, str] = field(default_factory=dict)
+    dia_by_memory: dict[str, str] = field(default_factory=dict)
+    """--ingest raw: each stored memory IS a turn, so its id names the turn directly."""
     turn_ms: list[float] = field(default_factory=list)
     transcript: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -90,6 +99,29 @@ def ingest(runtime: Runtime, backend: MemoryBackend, conversation: Conversation,
     return done
 
 
+def ingest_raw(runtime: Runtime, backend: MemoryBackend, conversation: Conversation, sessions: list[Session],
+               prefix: str, progress=stderr_progress) -> Ingested:
+    """Every turn stored as its speaker's memory through the backend's write path, no
+    extractor (Mem0: `infer=False`): hit@k then measures recall alone, on real talk.
+
+    Turns are stored as facts, not events, so the half-life does not rank month-old
+    evidence below yesterday's small talk: the measure is of the ranking, not of the decay.
+    """
+    users = {speaker: runtime.store.ensure_user(f"{prefix}-{speaker}"[:64]) for speaker in conversation.speakers}
+    done = Ingested(users=users)
+    for session in sessions:
+        for index, turn in enumerate(session.turns):
+            started = time.perf_counter()
+            moment = session.started_at + index * TURN_SPACING
+            memory_id = backend.remember(users[turn.speaker], turn.text, "semantic", moment)
+            done.turn_ms.append((time.perf_counter() - started) * 1000)
+            done.transcript.append(f"{turn.speaker}: {turn.text}")
+            done.dia_by_memory[memory_id] = turn.dia_id
+        progress(f"{backend.name}: session {session.number} stored raw ({len(session.turns)} turns)")
+        done.ended_at = session.started_at + len(session.turns) * TURN_SPACING
+    return done
+
+
 def _rank(note: Note) -> float:
     for value in (note.score, note.similarity):
         if value is not None:
@@ -97,16 +129,20 @@ def _rank(note: Note) -> float:
     return float("-inf")
 
 
-def _dia_of(note: Note, records: dict[str, MemoryRecord], dia_by_message: dict[str, str]) -> str | None:
+def _dia_of(note: Note, records: dict[str, MemoryRecord], ingested: Ingested) -> str | None:
+    if note.memory_id in ingested.dia_by_memory:
+        return ingested.dia_by_memory[note.memory_id]
     record = records.get(note.memory_id)
-    return None if record is None or record.source_message_id is None else dia_by_message.get(record.source_message_id)
+    return None if record is None or record.source_message_id is None else ingested.dia_by_message.get(record.source_message_id)
 
 
 class Benchmark:
     """One backend through one conversation: ingestion, then the questions."""
 
-    def __init__(self, runtime: Runtime, backend: MemoryBackend, knobs: Knobs, k: int, judge: bool) -> None:
+    def __init__(self, runtime: Runtime, backend: MemoryBackend, knobs: Knobs, k: int, judge: bool,
+                 raw: bool = False) -> None:
         self.runtime, self.backend, self.knobs, self.k, self.judge = runtime, backend, knobs, k, judge
+        self.raw = raw
         self.users: list[str] = []
 
     def questions(self, conversation: Conversation, sessions: list[Session]) -> list[Question]:
@@ -115,11 +151,16 @@ class Benchmark:
                 if q.category in SCORED_CATEGORIES and q.evidence and q.evidence_sessions() <= ingested]
 
     def run(self, conversation: Conversation, sessions: list[Session], prefix: str, progress=stderr_progress) -> dict:
-        ingested = ingest(self.runtime, self.backend, conversation, sessions, self.knobs, prefix, progress)
+        if self.raw:
+            _at(self.runtime, sessions[0].started_at)
+            ingested = ingest_raw(self.runtime, self.backend, conversation, sessions, prefix, progress)
+        else:
+            ingested = ingest(self.runtime, self.backend, conversation, sessions, self.knobs, prefix, progress)
         self.users = list(ingested.users.values())
         _at(self.runtime, (ingested.ended_at or datetime.now(timezone.utc)) + timedelta(hours=1))
         records = {r.id: r for u in ingested.users.values() for r in self.backend.list_memories(u, include_inactive=True)}
-        traceable = sum(1 for r in records.values() if r.source_message_id in ingested.dia_by_message)
+        traceable = sum(1 for r in records.values()
+                        if r.source_message_id in ingested.dia_by_message or r.id in ingested.dia_by_memory)
         # Without provenance a hit cannot be told from a miss: report n/a, not 0.
         measurable = traceable > 0 or not records
         results = [self.ask(q, ingested, records, measurable) for q in self.questions(conversation, sessions)]
@@ -136,8 +177,8 @@ class Benchmark:
         top = sorted(notes, key=_rank, reverse=True)[: self.k]
         injected = [note for note in notes if note.status == "injected"]
         evidence = set(question.evidence)
-        retrieved = [_dia_of(note, records, ingested.dia_by_message) for note in top]
-        injected_dias = {_dia_of(note, records, ingested.dia_by_message) for note in injected}
+        retrieved = [_dia_of(note, records, ingested) for note in top]
+        injected_dias = {_dia_of(note, records, ingested) for note in injected}
         result = QuestionResult(
             question=question.question, category=question.category, evidence=question.evidence, retrieved=retrieved,
             hit_at_k=bool(evidence & set(retrieved)) if measurable else None,
@@ -201,27 +242,28 @@ def table(summaries: list[dict]) -> str:
     header = ["metric", *(s["backend"] for s in summaries)]
     rows = [[label.replace("@k", f"@{summaries[0]['k']}") if summaries else label,
              *("n/a" if s[key] is None else str(s[key]) for s in summaries)] for label, key in ROWS]
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    render = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return "\n".join([render(header), render(["-" * w for w in widths]), *map(render, rows)])
+    return markdown_table(header, rows)
 
 
 def run(conversation_id: str, sessions: int | None, backends: list[str], knobs: Knobs, k: int, judge: bool,
-        zip_path: Path = DEFAULT_ZIP, runtime: Runtime | None = None, keep: bool = False, progress=stderr_progress) -> dict:
+        zip_path: Path = DEFAULT_ZIP, runtime: Runtime | None = None, keep: bool = False, progress=stderr_progress,
+        raw: bool = False) -> dict:
     conversation = load_conversation(conversation_id, zip_path)
     chosen = conversation.sessions[:sessions] if sessions else conversation.sessions
     runtime = runtime or eval_runtime()
     runner, run_id = EvalRunner(runtime, knobs), uuid.uuid4().hex[:6]
     summaries = []
-    for name in check_backends(backends):
+    names = check_backends(backends or (list(RAW_BACKENDS) if raw else []))
+    for name in names:
         backend = runner.backend(name)
-        bench = Benchmark(runtime, backend, knobs, k, judge)
+        bench = Benchmark(runtime, backend, knobs, k, judge, raw)
         summary = bench.run(conversation, chosen, f"lc{run_id}-{conversation_id}-{name.replace('_', '')}", progress)
         summaries.append(summary)
         if not keep:
             _erase(backend, bench.users, progress)
     runtime.clock.reset()
     return {"conversation": conversation_id, "sessions": [s.number for s in chosen], "judge": judge,
+            "ingest": "raw" if raw else "turns",
             "min_similarity": knobs.min_similarity, "backends": summaries}
 
 
@@ -246,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zip", type=Path, default=DEFAULT_ZIP)
     parser.add_argument("--json", type=Path, help="default: artifacts/locomo-<conversation>.json")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark's users instead of erasing them")
+    parser.add_argument("--ingest", choices=("turns", "raw"), default="turns",
+                        help="turns: chat every turn through the backend (its extractor decides what to keep); "
+                             "raw: store every turn as a memory, no extractor (default: turns)")
     args = parser.parse_args(argv)
     settings = get_settings()
     overrides = {} if args.min_similarity is None else {"min_similarity": args.min_similarity}
@@ -253,12 +298,13 @@ def main(argv: list[str] | None = None) -> int:
     judge = (not settings.is_offline) if args.judge is None else args.judge
     try:
         report = run(args.conversation, args.sessions, args.backend or [], knobs, args.k or knobs.top_k, judge,
-                     args.zip, keep=args.keep)
+                     args.zip, keep=args.keep, raw=args.ingest == "raw")
     except (BackendUnavailable, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(table(report["backends"]))
-    out = args.json or REPO_ROOT / "artifacts" / f"locomo-{args.conversation}.json"
+    suffix = "-raw" if args.ingest == "raw" else ""
+    out = args.json or REPO_ROOT / "artifacts" / f"locomo-{args.conversation}{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
     stderr_progress(f"wrote {out}")

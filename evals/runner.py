@@ -16,14 +16,15 @@ from collections.abc import Callable, Iterable
 from backends.base import Knobs, MemoryBackend, TurnContext, TurnResult
 from backends.registry import backend_names, build_backend
 from backends.query_vector import with_query_vector
-from runtime import Runtime, build_runtime
+from runtime import Runtime
 from clock import Clock
 from evals.background import finish_jobs
 from evals.checks import state_checks, turn_checks
 from evals.footprint import user_rows_texts
 from evals.schema import Case, Step
 from evals.scores import CaseResult
-from settings import Settings, get_settings
+from scratch import scratch_runtime
+from settings import Settings
 
 Progress = Callable[[str], None]
 MAX_USER_ID = 64
@@ -47,8 +48,9 @@ def check_backends(names: Iterable[str]) -> list[str]:
 
 
 def eval_runtime(settings: Settings | None = None) -> Runtime:
-    """A runtime of its own clock: the eval's time travel never moves the lab's clock."""
-    return build_runtime(settings or get_settings(), clock=Clock())
+    """The evals' runtime: scratch storage (never the lab's database, see scratch.py) and a
+    clock of its own, so the eval's users and time travel never reach the lab."""
+    return scratch_runtime(settings, clock=Clock())
 
 
 def stderr_progress(message: str) -> None:

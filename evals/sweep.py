@@ -1,10 +1,13 @@
-"""`python -m evals.sweep`: over-retrieval and answer-use scores across MIN_SIMILARITY.
+"""`python -m evals.sweep`: over-retrieval, answer-use and recall F1 / empty_ok across MIN_SIMILARITY.
 
 Cosine scores of unrelated and related sentences overlap (DESIGN.md: "hello" vs a diet
 fact 0.157, a dinner question vs the same fact 0.189), so no single threshold is right:
 a low one injects junk (over-retrieval falls), a high one starves answers (answer-use
 falls). The sweep runs the same cases at each threshold, on fresh users each time, and
-saves the trade-off as a table, JSON and a plotly chart in `artifacts/`.
+saves the trade-off as a table, JSON and a plotly chart in `artifacts/`. The labelled
+recall set (evals/recall.py) adds recall F1 and empty_ok per threshold: recalled once,
+re-gated per value, as the lab's slider does. The gate reads each backend's own score:
+the custom pipeline's calibrated relevance, Mem0's cosine.
 """
 
 from __future__ import annotations
@@ -16,14 +19,21 @@ import sys
 from pathlib import Path
 
 from backends.base import Knobs
+from core.knobs import KNOB_SPECS
 from backends.registry import backend_names
 from runtime import Runtime
 from evals.runner import BackendUnavailable, EvalRunner, check_backends, eval_runtime, stderr_progress
 from evals.schema import DEFAULT_CASES_DIR, CaseFileError, load_cases
+from evals.recall import collect
+from evals.recall_scores import score as score_recall
+from evals.recall_set import DEFAULT_SET, Profile, RecallSetError, load_sets
 from evals.scores import scores
 from settings import REPO_ROOT, get_settings
+from evals.tables import markdown_table
 
-SWEPT_CATEGORIES = ("over_retrieval", "answer_use")
+CASE_CATEGORIES = ("over_retrieval", "answer_use")
+RECALL_CATEGORIES = ("recall_f1", "recall_empty_ok")
+SWEPT_CATEGORIES = CASE_CATEGORIES + RECALL_CATEGORIES
 DEFAULT_VALUES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 DEFAULT_OUT = REPO_ROOT / "artifacts"
 
@@ -39,8 +49,31 @@ def run_sweep(cases, backends: list[str], values: list[float], progress=stderr_p
         progress(f"--- min_similarity {value}")
         knobs = Knobs.from_settings(runtime.settings, min_similarity=value)
         results = EvalRunner(runtime, knobs, progress).run(cases, backends)
-        points[value] = {b: {c: s for c, s in per.items() if c in SWEPT_CATEGORIES} for b, per in scores(results).items()}
+        points[value] = {b: {c: s for c, s in per.items() if c in CASE_CATEGORIES} for b, per in scores(results).items()}
     return points
+
+
+def recall_points(profiles: list[Profile], backends: list[str], values: list[float], runtime: Runtime,
+                  progress=stderr_progress) -> Points:
+    """The recall benchmark's F1 and empty_ok per threshold: recalled once with the gate wide
+    open, then re-gated per value (`MemoryBackend.regate`, what the lab's slider does)."""
+    wide = Knobs.from_settings(runtime.settings, min_similarity=KNOB_SPECS["min_similarity"].low)
+    recalled = collect(profiles, backends, wide, runtime, progress)
+    points: Points = {}
+    for value in values:
+        knobs = Knobs.from_settings(runtime.settings, min_similarity=value)
+        per_backend = score_recall([item.regated(knobs) for item in recalled])
+        points[value] = {b: {"recall_f1": s.f1, "recall_empty_ok": s.empty_ok} for b, s in per_backend.items()}
+    return points
+
+
+def merge(*parts: Points) -> Points:
+    merged: Points = {}
+    for part in parts:
+        for value, per_backend in part.items():
+            for backend, categories in per_backend.items():
+                merged.setdefault(value, {}).setdefault(backend, {}).update(categories)
+    return merged
 
 
 def table(points: Points) -> str:
@@ -48,9 +81,7 @@ def table(points: Points) -> str:
     columns = [(b, c) for b in backends for c in SWEPT_CATEGORIES]
     header = ["min_similarity", *(f"{b} {c}" for b, c in columns)]
     rows = [[f"{value:.2f}", *(_fmt(points[value].get(b, {}).get(c)) for b, c in columns)] for value in sorted(points)]
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    render = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return "\n".join([render(header), render(["-" * w for w in widths]), *map(render, rows)])
+    return markdown_table(header, rows)
 
 
 def _fmt(score: float | None) -> str:
@@ -72,7 +103,7 @@ def figure(points: Points):
                           row=1, col=col)
         fig.update_xaxes(title_text="MIN_SIMILARITY", row=1, col=col)
     fig.update_yaxes(title_text="score (share of checks passed)", range=[0, 1.05], row=1, col=1)
-    fig.update_layout(title="Recall threshold trade-off", height=450, width=1000)
+    fig.update_layout(title="Recall threshold trade-off", height=450, width=1400)
     return fig
 
 
@@ -97,19 +128,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", nargs="+", action="extend", metavar="NAME",
                         help="default: every available backend except the no-memory baseline")
     parser.add_argument("--cases", nargs="+", action="extend", metavar="PATH")
+    parser.add_argument("--recall-set", nargs="+", action="extend", type=Path, metavar="FILE",
+                        help=f"labelled recall sets for recall_f1/recall_empty_ok (default: {DEFAULT_SET})")
+    parser.add_argument("--no-recall-set", action="store_true", help="sweep the eval cases only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for sweep.json/html/png")
     args = parser.parse_args(argv)
     try:
-        cases = [c for c in load_cases(args.cases or [DEFAULT_CASES_DIR]) if c.category in SWEPT_CATEGORIES]
+        cases = [c for c in load_cases(args.cases or [DEFAULT_CASES_DIR]) if c.category in CASE_CATEGORIES]
         backends = check_backends(args.backend or [name for name in backend_names() if name != "none"])
-    except (CaseFileError, BackendUnavailable) as error:
+        profiles = [] if args.no_recall_set else load_sets(args.recall_set or [DEFAULT_SET])
+    except (CaseFileError, BackendUnavailable, RecallSetError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if not cases:
         print(f"error: no {' or '.join(SWEPT_CATEGORIES)} cases in {args.cases}", file=sys.stderr)
         return 2
-    stderr_progress(f"{len(cases)} cases x {len(backends)} backends x {len(args.values)} thresholds")
-    points = run_sweep(cases, backends, sorted(args.values))
+    stderr_progress(f"{len(cases)} cases x {len(backends)} backends x {len(args.values)} thresholds"
+                    + (f", plus {len(profiles)} recall profiles" if profiles else ""))
+    runtime = eval_runtime(get_settings())
+    points = run_sweep(cases, backends, sorted(args.values), runtime=runtime)
+    if profiles:
+        points = merge(points, recall_points(profiles, backends, sorted(args.values), runtime))
     print(table(points))
     for note in save(points, args.out):
         stderr_progress(note)

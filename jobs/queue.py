@@ -32,6 +32,7 @@ from sqlmodel import Session
 
 from clock import Clock, clock as process_clock
 from db.models import JOB_STATES, Job
+from db.tombstones import lock_user
 from settings import get_settings
 
 BACKOFF_BASE_SECONDS = 10.0
@@ -68,6 +69,8 @@ def enqueue(
     """
     job = _new_job(kind, payload, user_id, clock, max_attempts, run_after)
     with Session(engine) as session:
+        if user_id is not None:
+            lock_user(session, user_id)  # an erased user gets no job (UserErased), not a foreign-key error
         session.add(job)
         session.commit()
         return int(job.id)  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ import anthropic
 import httpx2
 
 from core import Exchange, TextCallback, Usage
-from llm.chat_model import ChatResponse, LLMError, MessageParam, T
+from llm.chat_model import ChatResponse, LLMError, LLMOutputError, MessageParam, T
 from llm.step_stream import StepStream
 from settings import Settings
 
@@ -58,7 +58,7 @@ def make_client(settings: Settings, base_url: str | None) -> anthropic.Anthropic
         api_key=key,
         base_url=base_url,
         timeout=httpx2.Timeout(settings.llm_timeout_seconds, connect=5.0),
-        max_retries=2,
+        max_retries=settings.llm_max_retries,
     )
 
 
@@ -147,8 +147,10 @@ class AnthropicChat:
         except anthropic.APIError as error:
             raise readable_error(error) from None
         except ValueError:  # the SDK could not validate the JSON into the model
-            return None
-        if response.stop_reason in ("max_tokens", "refusal"):
+            raise LLMOutputError("The model's structured answer was not valid JSON for the schema: try again.") from None
+        if response.stop_reason == "max_tokens":
+            raise LLMOutputError("The model's structured answer was cut at its output limit (max_tokens): try again.")
+        if response.stop_reason == "refusal":
             return None
         return response.parsed_output
 

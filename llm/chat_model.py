@@ -21,6 +21,16 @@ class LLMError(Exception):
     """A model failure phrased for a person: what happened and what to do."""
 
 
+class LLMOutputError(LLMError):
+    """The model answered, but its output cannot be used: structured output cut at max_tokens
+    or not valid JSON for the schema.
+
+    Why an error and not None: "nothing to store" and "the answer was broken" must never look
+    the same to a caller, or a background job ends `done` with the user's facts dropped. As an
+    error it fails the attempt, so the queue retries it and finally dead-letters it.
+    """
+
+
 class ChatResponse(BaseModel):
     text: str
     content: list[dict[str, Any]] = Field(default_factory=list, description="Assistant content blocks")
@@ -52,7 +62,10 @@ class ChatModel(Protocol):
         ...
 
     def parse(self, system: str, messages: list[MessageParam], output_model: type[T], max_tokens: int = 2048) -> T | None:
-        """Structured output into a pydantic model; None when truncated or refused (write nothing)."""
+        """Structured output into a pydantic model; None only when the model refused (a decision).
+
+        Raises LLMOutputError when the output was cut at max_tokens or is not valid for the
+        schema (retryable), LLMError for transport and API failures."""
         ...
 
     def run_tool_runner(self, system: str, messages: list[MessageParam], tools: list[Any], max_iterations: int,

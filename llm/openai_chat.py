@@ -15,7 +15,7 @@ from typing import Any
 import openai
 
 from core import Exchange, Usage
-from llm.chat_model import ChatResponse, LLMError, MessageParam, T
+from llm.chat_model import ChatResponse, LLMError, LLMOutputError, MessageParam, T
 from settings import Settings
 
 
@@ -78,7 +78,8 @@ class OpenAIChat:
         self.model = model or settings.chat_model
         self.label = f"{self.model} (OpenAI-compatible)"
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "unused"
-        self.client = openai.OpenAI(api_key=key, base_url=settings.openai_base_url, timeout=settings.llm_timeout_seconds)
+        self.client = openai.OpenAI(api_key=key, base_url=settings.openai_base_url, timeout=settings.llm_timeout_seconds,
+                                    max_retries=settings.llm_max_retries)
 
     def chat(
         self,
@@ -138,7 +139,9 @@ class OpenAIChat:
                 response_format=output_model, max_tokens=max_tokens,
             )
         except openai.LengthFinishReasonError:
-            return None
+            raise LLMOutputError("The model's structured answer was cut at its output limit: try again.") from None
+        except ValueError:  # pydantic could not validate the JSON into the model
+            raise LLMOutputError("The model's structured answer was not valid JSON for the schema: try again.") from None
         except openai.OpenAIError as error:
             raise LLMError(f"The OpenAI-compatible endpoint failed: {type(error).__name__}: {error}") from None
         message = response.choices[0].message

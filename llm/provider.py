@@ -14,13 +14,16 @@ OFFLINE_LABEL = "offline model (rule-based)"
 Purpose = Literal["chat", "extraction"]
 
 
-def offline_base_url() -> str:
-    """Start (once per process) the loopback emulator of the Messages API and return its URL."""
-    return ensure_running().base_url
+def offline_base_url(settings: Settings) -> str:
+    """Start (once per process) the loopback emulator of the Messages API and return its URL.
+
+    It caches from OFFLINE_MIN_CACHE_TOKENS on, which the cache column's explanation quotes.
+    """
+    return ensure_running(settings.offline_min_cache_tokens).base_url
 
 
 def anthropic_base_url(settings: Settings) -> str | None:
-    return offline_base_url() if settings.is_offline else settings.anthropic_base_url
+    return offline_base_url(settings) if settings.is_offline else settings.anthropic_base_url
 
 
 def build_chat_model(settings: Settings, purpose: Purpose = "chat") -> ChatModel:
@@ -29,5 +32,5 @@ def build_chat_model(settings: Settings, purpose: Purpose = "chat") -> ChatModel
     if provider == "openai":
         return OpenAIChat(settings, model=model)
     if provider == "offline":
-        return AnthropicChat(settings, base_url=offline_base_url(), model=model, label=OFFLINE_LABEL, billed=False)
+        return AnthropicChat(settings, base_url=offline_base_url(settings), model=model, label=OFFLINE_LABEL, billed=False)
     return AnthropicChat(settings, base_url=settings.anthropic_base_url, model=model)

@@ -201,12 +201,13 @@ _singleton: Optional[OfflineModelServer] = None
 _singleton_lock = threading.Lock()
 
 
-def ensure_running() -> OfflineModelServer:
-    """The process-wide emulator, started on first use (min cache tokens from
-    ``OFFLINE_MODEL_MIN_CACHE_TOKENS`` if set)."""
+def ensure_running(min_cache_tokens: Optional[int] = None) -> OfflineModelServer:
+    """The process-wide emulator, started on first use with ``min_cache_tokens`` (the app
+    passes its setting), else ``OFFLINE_MODEL_MIN_CACHE_TOKENS`` if set, else the default."""
     global _singleton
     with _singleton_lock:
         if _singleton is None or _singleton._thread is None or not _singleton._thread.is_alive():
-            min_tokens = int(os.environ.get("OFFLINE_MODEL_MIN_CACHE_TOKENS", DEFAULT_MIN_CACHEABLE_TOKENS))
+            min_tokens = min_cache_tokens if min_cache_tokens is not None else int(
+                os.environ.get("OFFLINE_MODEL_MIN_CACHE_TOKENS", DEFAULT_MIN_CACHEABLE_TOKENS))
             _singleton = start_offline_model(min_cache_tokens=min_tokens)
         return _singleton

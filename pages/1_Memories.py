@@ -32,7 +32,7 @@ confirmed = st.checkbox(f"Yes, delete everything the lab holds about {user_id}",
 if st.button("Delete all my data", type="primary", disabled=not confirmed):
     with st.spinner("Erasing…"):
         reports, problem = erase_everything(runtime, user_id)
-    session.clear_conversation(user_id)
+    session.forget_user(user_id)
     st.session_state["erasure_report"] = (user_id, report_rows(reports), problem)
     st.rerun()
 if report := st.session_state.get("erasure_report"):

@@ -13,7 +13,9 @@ from datetime import datetime
 
 import streamlit as st
 
-from backends.base import Note, Recall, ToolCall, TurnResult
+from backends.base import Knobs, MemoryBackend, Note, Recall, ToolCall, TurnResult
+from core import KNOBS
+from llm.caching import cache_miss_reason
 
 CUT_REASONS = {
     "below_threshold": "below threshold",
@@ -98,13 +100,25 @@ def metrics_table(result: TurnResult) -> str:
     return "\n".join(["| metric | value |", "|---|---:|", *(f"| {name} | {value} |" for name, value in rows)])
 
 
-def render_details(result: TurnResult, label: str) -> None:
+def cache_note(result: TurnResult, previous: TurnResult | None, minimum: int) -> str | None:
+    """Why this turn read nothing from the prompt cache (None when it read, or failed)."""
+    if result.error is not None:
+        return None
+    usage = result.usage
+    return cache_miss_reason(usage.cache_read_tokens, usage.cache_write_tokens, result.prompt_tokens, minimum,
+                             first_turn=result.history_messages == 0,
+                             previous_prompt_tokens=None if previous is None else previous.prompt_tokens)
+
+
+def render_details(result: TurnResult, label: str, cache_reason: str | None = None) -> None:
     with st.expander(f"What {label} did"):
         render_recall(result.recall)
         render_tool_calls(result.tool_calls)
         if result.jobs:
             st.caption(f"Queued background jobs: {', '.join(map(str, result.jobs))}")
         st.markdown(metrics_table(result))
+        if cache_reason:
+            st.caption(f"Cache read 0: {cache_reason}")
 
 
 def literal(text: str) -> str:
@@ -122,7 +136,8 @@ def render_earlier(lines: list[tuple[str, str, str | None]]) -> None:
             st.markdown(literal(text))
 
 
-def render_result(result: TurnResult, label: str, noted: list[str] | None = None) -> None:
+def render_result(result: TurnResult, label: str, noted: list[str] | None = None,
+                  cache_reason: str | None = None) -> None:
     """The assistant's side of one turn in one column."""
     with st.chat_message("assistant"):
         if result.error:
@@ -132,4 +147,30 @@ def render_result(result: TurnResult, label: str, noted: list[str] | None = None
             st.caption(f"Model: {result.model_label}")
     for text in noted or []:
         st.info(f"Noted: {text}", icon="📝")
-    render_details(result, label)
+    render_details(result, label, cache_reason)
+
+
+def changed_knobs(ran_with: Knobs | None, now: Knobs) -> list[str]:
+    """The sliders moved since the turn ran, as "label old → new"."""
+    if ran_with is None:
+        return []
+    return [f"{spec.label} {getattr(ran_with, spec.name)} → {getattr(now, spec.name)}"
+            for spec in KNOBS if getattr(ran_with, spec.name) != getattr(now, spec.name)]
+
+
+def render_rescored(backend: MemoryBackend, recall: Recall, ran_with: Knobs | None, knobs: Knobs) -> None:
+    """The last message's candidates under the sliders' current values, at once (no new turn).
+
+    Clearly marked: the reply above was written with the notes as they were; these only say
+    what the next turn's gate would do with the same candidates.
+    """
+    changed = changed_knobs(ran_with, knobs)
+    if not changed or not recall.notes or recall.skipped_reason is not None:
+        return
+    rescored = backend.regate(recall, knobs)
+    with st.container(border=True):
+        st.markdown(f"**Re-scored under the new knobs: {len(rescored.injected)} would be injected, "
+                    f"{len(rescored.cut)} cut**")
+        st.caption(f"Changed: {'; '.join(changed)}. The model did not see this: the reply above used the notes "
+                   "as they were; the next message uses the new knobs. Recency was scored when the turn ran.")
+        st.markdown("\n".join(note_line(note) for note in rescored.notes))

@@ -1,6 +1,8 @@
 """The lab's per-browser-session state, in one place.
 
-Turns are kept per user so switching users switches every column at once; the knobs and
+Turns are kept per user so switching users switches every column at once, and across
+"New conversation" (each turn carries its conversation number) so the chart follows the
+whole session while the columns show only the open conversation; the knobs and
 the chosen user live under plain (non-widget) keys so they survive a visit to another
 page (Streamlit drops a widget's state when a page does not render that widget).
 """
@@ -15,6 +17,7 @@ from core import KNOBS, Knobs, TurnResult
 
 USER_KEY = "lab_user"
 TURNS_KEY = "lab_turns"
+CONVERSATION_KEY = "lab_conversation"
 EARLIER_KEY = "lab_earlier"
 EVENT_MARK_KEY = "lab_event_mark"
 KNOB_KEYS = ("knob_min_similarity", "knob_half_life_days", "knob_max_memory_tokens", "knob_top_k", "knob_incognito")
@@ -29,6 +32,10 @@ class Turn:
     results: dict[str, TurnResult] = field(default_factory=dict)
     noted: dict[str, list[str]] = field(default_factory=dict)
     wall_ms: float = 0.0
+    knobs: Knobs | None = None
+    """The knobs the turn ran with (a slider moved since then re-scores its notes)."""
+    conversation: int = 0
+    """Which of this session's conversations with the user it belongs to (0, 1, ...)."""
 
 
 def keep_widget_state() -> None:
@@ -46,9 +53,24 @@ def set_user(user_id: str) -> None:
     st.session_state[USER_KEY] = user_id
 
 
-def turns(user_id: str) -> list[Turn]:
-    """This session's turns for the user (a new list on first use)."""
+def session_turns(user_id: str) -> list[Turn]:
+    """Every turn of this session with the user, across conversations, oldest first."""
     return st.session_state.setdefault(TURNS_KEY, {}).setdefault(user_id, [])
+
+
+def conversation_number(user_id: str) -> int:
+    return st.session_state.setdefault(CONVERSATION_KEY, {}).get(user_id, 0)
+
+
+def turns(user_id: str) -> list[Turn]:
+    """This session's turns of the open conversation with the user."""
+    current = conversation_number(user_id)
+    return [turn for turn in session_turns(user_id) if turn.conversation == current]
+
+
+def add_turn(user_id: str, turn: Turn) -> None:
+    turn.conversation = conversation_number(user_id)
+    session_turns(user_id).append(turn)
 
 
 def earlier(user_id: str) -> dict[str, list[tuple[str, str, str | None]]] | None:
@@ -61,8 +83,17 @@ def set_earlier(user_id: str, transcripts: dict[str, list[tuple[str, str, str | 
 
 
 def clear_conversation(user_id: str) -> None:
-    """Forget the displayed conversation (the backends start new ones themselves)."""
+    """Start a new displayed conversation (the backends start new ones themselves); the
+    session's earlier turns stay for the chart."""
+    conversations = st.session_state.setdefault(CONVERSATION_KEY, {})
+    conversations[user_id] = conversations.get(user_id, 0) + 1
+    st.session_state.setdefault(EARLIER_KEY, {})[user_id] = {}
+
+
+def forget_user(user_id: str) -> None:
+    """Drop everything this session shows about the user (after erasing their data)."""
     st.session_state.setdefault(TURNS_KEY, {})[user_id] = []
+    st.session_state.setdefault(CONVERSATION_KEY, {}).pop(user_id, None)
     st.session_state.setdefault(EARLIER_KEY, {})[user_id] = {}
 
 

@@ -21,7 +21,7 @@ def _create_user(runtime: Runtime) -> None:
     """on_click of "Create": validates the name, then switches to the new user."""
     raw = st.session_state.get("lab_new_user", "")
     try:
-        user_id = runtime.store.ensure_user(raw)
+        user_id = runtime.store.ensure_user(raw, lab_user=True)
     except InvalidUserId as error:
         st.session_state["lab_user_error"] = str(error)
         return
@@ -34,14 +34,23 @@ def _pick_user() -> None:
     session.set_user(st.session_state["lab_user_select"])
 
 
+def picker_users(runtime: Runtime) -> list[str]:
+    """demo first, then the users a person created here (marked `lab_user`), oldest first.
+
+    Users that evals, benchmarks or tests created (unmarked, e.g. left in the database by
+    an earlier version) are never listed: the picker is the lab's, not the database's.
+    """
+    runtime.store.ensure_user(DEFAULT_USER, lab_user=True)
+    made = [user for user in runtime.store.list_users(lab_only=True) if user != DEFAULT_USER]
+    return [DEFAULT_USER, *made]
+
+
 def user_picker(runtime: Runtime) -> str:
     """Pick or create the user; returns the (validated) user id of this session."""
-    users = runtime.store.list_users()
-    if not users:
-        users = [runtime.store.ensure_user(DEFAULT_USER)]
+    users = picker_users(runtime)
     current = session.current_user()
     if current not in users:
-        current = DEFAULT_USER if DEFAULT_USER in users else users[0]
+        current = DEFAULT_USER
         session.set_user(current)
     st.session_state["lab_user_select"] = current
     with st.sidebar:

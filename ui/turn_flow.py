@@ -36,7 +36,7 @@ def run_turn(
     started = time.perf_counter()  # the one embedding of the message is part of the turn's wall time
     results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR),
                            embedder=runtime.embedder)
-    turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000)
+    turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000, knobs=knobs)
     if not knobs.incognito:
         run_background_work(runtime, user_id)
     turn.noted = noted_since(runtime.engine, user_id, mark)

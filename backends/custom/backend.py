@@ -7,13 +7,20 @@ queue extraction (per turn, or per session when settings.extract_when == "sessio
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
+
 from backends.base import (
     ErasureReport, Knobs, MemoryBackend, MemoryRecord, Note, Recall, TextCallback, TurnContext, TurnResult,
 )
 from backends.custom import forgetting, jobs, memories
+from backends.custom.extraction import MemoryOperation
 from backends.custom.recall import recall, select_notes
+from backends.custom.reconcile import apply_operations
+from backends.custom.topics import topic_index
 from backends.forget_tool import forget_step
 from backends.services import Services
+from chat.store import normalise_user_id
 from chat.turn import ChatTurnRunner
 
 
@@ -29,8 +36,9 @@ class CustomPipelineBackend(MemoryBackend):
 
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
-        return recall(self.runtime.engine, self.runtime.embedder, context.user_id, context.text, context.knobs,
-                      self.runtime.clock.now(), self.runtime.settings.importance_weight)
+        return recall(self.runtime.engine, self.runtime.embedder, topic_index(self.runtime.embedder), context.user_id,
+                      context.text, context.knobs, self.runtime.clock.now(), self.runtime.settings.importance_weight,
+                      context.query_vector)
 
     def select_notes(self, notes: list[Note], knobs: Knobs) -> list[Note]:
         return select_notes(notes, knobs)
@@ -46,13 +54,22 @@ class CustomPipelineBackend(MemoryBackend):
 
     # -- conversations -----------------------------------------------------------
     def new_conversation(self, user_id: str) -> None:
-        user_id = self.runtime.store.ensure_user(user_id)
+        user_id = normalise_user_id(user_id)  # ending conversations never creates (or revives) a user
         ended = self.runtime.store.end_conversations(user_id, self.name)
         if self.runtime.settings.extract_when == "session":
             for conversation_id in ended:
                 jobs.enqueue_session(self.runtime, user_id, conversation_id)
 
     # -- what is stored ----------------------------------------------------------
+    def remember(self, user_id: str, text: str, kind: str = "semantic", created_at: datetime | None = None) -> str:
+        """The extraction job's own write path (embedding, topics, guard, Noted event), fed
+        one operation instead of a model's answer."""
+        user_id = self.runtime.store.ensure_user(user_id)
+        operation = MemoryOperation(op="add", kind=kind, content=text, evidence=text)
+        outcome = apply_operations(self.runtime.engine, self.runtime.embedder, topic_index(self.runtime.embedder),
+                                   created_at or self.runtime.clock.now(), user_id, uuid.uuid4(), [operation], {})
+        return outcome.added_ids[0]
+
     def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
         return memories.list_memories(self.runtime.engine, user_id, self.runtime.clock.now(), include_inactive)
 

@@ -89,6 +89,8 @@ class Extraction:
     operations: list[MemoryOperation] = field(default_factory=list)
     dropped: list[tuple[MemoryOperation, str]] = field(default_factory=list)
     refused: bool = False
+    """The model declined to answer (a decision, not a fault). A cut or malformed answer is
+    never `refused`: `ChatModel.parse` raises LLMOutputError, so the job retries it."""
     approx_input_tokens: int = 0
     approx_output_tokens: int = 0
 

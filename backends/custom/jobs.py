@@ -25,6 +25,7 @@ from sqlmodel import Session
 
 from backends.custom.extraction import Existing, MemoryOperation, Turn, extract, normalise
 from backends.custom.reconcile import BACKEND, apply_operations
+from backends.custom.topics import topic_index
 from backends.services import Services
 from db.models import Conversation, Memory, Message
 from db.queries import nearest_live_memories
@@ -121,9 +122,10 @@ def extract_and_apply(runtime: Services, user_id: str, turns: list[Turn], guard_
                               "approx_output_tokens": extraction.approx_output_tokens,
                               "dropped": [reason for _, reason in extraction.dropped]}
     if extraction.refused:
-        return {**result, "refused": True}  # truncated or refused: write nothing, not even the guard
+        return {**result, "refused": True}  # the model declined: write nothing, not even the guard
     outcome = apply_operations(
-        runtime.engine, runtime.embedder, runtime.clock.now(), user_id, guard_id, extraction.operations,
+        runtime.engine, runtime.embedder, topic_index(runtime.embedder), runtime.clock.now(), user_id, guard_id,
+        extraction.operations,
         {item.ref: item.memory_id for item in existing}, _source_finder(turns), job_id,
     )
     return {**result, **outcome.counts()}

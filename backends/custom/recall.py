@@ -1,33 +1,51 @@
 """Recall: which of the user's memories go in front of the model this turn, and why.
 
-Cosine scores overlap ("hello" vs "User is vegetarian" 0.157, a dinner question 0.189), so
-no single rule decides: a similarity gate first, then a score (similarity, decayed by age
-for episodic memories only, plus an importance bonus), then top-k under a TOKEN budget
-(a count says nothing about prompt cost). Procedural memories (how the user wants to be
-answered) apply to every turn, so they bypass the gate. Every candidate comes back with
-its numbers and its fate, so the lab can show why a note was or was not injected.
+One embedding of the message, one SQL round trip (db/queries.py: the nearest memories,
+the nearest of the topics the message asks about, the user's rules), then scoring in
+Python over at most a few dozen rows:
+- relevance: a calibrated probability that the memory helps (backends/custom/relevance.py,
+  from similarity, topic affinity, rank among the user's candidates, whether the message
+  is about its sender, shared words), because a raw cosine gate cannot tell "hello" from a
+  dinner question;
+- score: relevance decayed by age for episodic memories only, plus an importance bonus;
+- the gate (the MIN_SIMILARITY slider, read against relevance), top-k and a TOKEN budget.
+Procedural memories (how the user wants to be answered) apply to every turn and bypass
+the gate. Every candidate comes back with its numbers and its fate, so the lab can show
+why a note was or was not injected. `last_used_at` is written after the turn's recall
+returns, off the request path.
 """
 
 from __future__ import annotations
 
 import time
-import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, Row, select, text, update
-from sqlmodel import Session
+import numpy as np
+from sqlalchemy import Engine, text
 
 from backends.base import Knobs, Note, Recall
+from backends.custom.message_form import is_personal
+from backends.custom.relevance import Candidate, calibration_for, content_stems, relevance
+from backends.custom.topics import TopicIndex, asked_topics
 from backends.note_gate import gate_ranked
 from chat.injection import format_notes, note_line
-from db.models import Memory
-from db.queries import nearest_live_memories
-from db.schema import LIVE_MEMORY_PREDICATE
+from core.knobs import RECALL_CANDIDATES
+from db.queries import RecallRow, recall_candidates
 from embeddings import Embedder, embed_one
 from llm.tokens import approx_tokens
 
-CANDIDATES = 30
+CANDIDATES = RECALL_CANDIDATES
 """How many nearest memories are scored; more than top_k so the lab can show what was cut."""
+
+TOPICAL_CANDIDATES = 10
+"""How many memories of the asked topics join the nearest ones, whatever their similarity."""
+
+IMPORTANCE_NEUTRAL = 0.5
+"""Importance is a bonus over the default: a memory of ordinary importance gets none."""
+
+_touch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-last-used")
 
 
 def recency(kind: str, created_at: datetime, now: datetime, half_life_days: float) -> float:
@@ -38,43 +56,48 @@ def recency(kind: str, created_at: datetime, now: datetime, half_life_days: floa
     return 0.5 ** (age_days / half_life_days)
 
 
-COLUMNS = (Memory.id, Memory.kind, Memory.content, Memory.importance, Memory.created_at)
-"""What scoring needs; not the 384-float embedding the ORM entity would also fetch."""
+@dataclass(frozen=True)
+class Candidates:
+    """The rows one round trip returned, described the way relevance reads them."""
+
+    rows: list[RecallRow]
+    described: list[Candidate]
+    personal: bool
 
 
-def _rows(session: Session, user_id: str, ids: list[str]) -> dict[str, Row]:
-    rows = session.execute(select(*COLUMNS).where(Memory.user_id == user_id, Memory.id.in_([uuid.UUID(i) for i in ids])))
-    return {str(row.id): row for row in rows}
+def candidates_for(engine: Engine, embedder: Embedder, topics: TopicIndex, user_id: str, message: str,
+                   now: datetime, query_vector: np.ndarray | None = None) -> Candidates:
+    """One embedding (unless the turn brings it), one query, and each row's features."""
+    vector = embed_one(embedder, message) if query_vector is None else query_vector
+    affinity = topics.affinity(vector)
+    with engine.connect() as connection:
+        rows = recall_candidates(connection, user_id, vector, now, CANDIDATES, asked_topics(affinity), TOPICAL_CANDIDATES)
+    stems = content_stems(message)
+    described = [Candidate(similarity=row.similarity,
+                           topic_affinity=max((affinity.get(topic, 0.0) for topic in row.topics), default=0.0),
+                           episodic=row.kind == "episodic", shared_words=len(stems & content_stems(row.content)),
+                           topic_count=len(row.topics))
+                 for row in rows]
+    return Candidates(rows, described, is_personal(message))
 
 
-PROCEDURAL_SQL = f"""
-SELECT id, kind, content, importance, created_at FROM memories
-WHERE user_id = :user_id AND kind = 'procedural' AND {LIVE_MEMORY_PREDICATE}
-  AND (expires_at IS NULL OR expires_at > :now)
-ORDER BY created_at
-"""
-"""Literal predicates matching the partial index `memories_live_procedural` (a bound
-parameter for kind would stop a generic plan from proving the index applies)."""
-
-
-def _live_procedural(session: Session, user_id: str, now: datetime) -> list[Row]:
-    return list(session.execute(text(PROCEDURAL_SQL), {"user_id": user_id, "now": now}))
-
-
-def _note(row: Row, similarity: float | None, now: datetime, knobs: Knobs, importance_weight: float) -> Note:
-    rec = recency(row.kind, row.created_at, now, knobs.half_life_days)
-    score = (similarity or 0.0) * rec + importance_weight * row.importance
-    note = Note(memory_id=str(row.id), kind=row.kind, content=row.content, created_at=row.created_at,
-                similarity=similarity, recency=rec, importance=row.importance, score=score)
-    note.tokens = approx_tokens(note_line(note))
-    return note
+def _notes(found: Candidates, embedder_name: str, now: datetime, knobs: Knobs, importance_weight: float) -> list[Note]:
+    notes = []
+    for row, rel in zip(found.rows, relevance(found.described, found.personal, calibration_for(embedder_name))):
+        rec = recency(row.kind, row.created_at, now, knobs.half_life_days)
+        note = Note(memory_id=row.id, kind=row.kind, content=row.content, created_at=row.created_at,
+                    similarity=row.similarity, relevance=rel * rec, recency=rec, importance=row.importance,
+                    score=rel * rec + importance_weight * (row.importance - IMPORTANCE_NEUTRAL))
+        note.tokens = approx_tokens(note_line(note))
+        notes.append(note)
+    return notes
 
 
 def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
     """Set each note's status; returns the injected ones in injection order.
 
     Procedural first (always in, counted against the budget), then the rest by score: gated
-    by similarity, skipped when they would overflow the budget, cut after top_k.
+    by relevance, skipped when they would overflow the budget, cut after top_k.
     """
     budget, injected = knobs.max_memory_tokens, []
     for note in [n for n in notes if n.kind == "procedural"]:
@@ -85,29 +108,33 @@ def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
     return injected
 
 
-def recall(engine: Engine, embedder: Embedder, user_id: str, query: str, knobs: Knobs, now: datetime,
-           importance_weight: float) -> Recall:
-    """Score the user's nearest memories for this text and decide what to inject."""
+def _mark_used(engine: Engine, user_id: str, memory_ids: list[str], now: datetime) -> None:
+    # A lost last_used_at after a crash costs nothing; waiting for a WAL flush costs ~7 ms.
+    with engine.begin() as connection:
+        connection.execute(text("SET LOCAL synchronous_commit = off"))
+        connection.execute(text("UPDATE memories SET last_used_at = :now WHERE user_id = :user_id AND id = ANY(CAST(:ids AS uuid[]))"),
+                           {"now": now, "user_id": user_id, "ids": memory_ids})
+
+
+def mark_used(engine: Engine, user_id: str, memory_ids: list[str], now: datetime) -> Future:
+    """Queue the `last_used_at` write on a background thread; returns its future."""
+    return _touch.submit(_mark_used, engine, user_id, memory_ids, now)
+
+
+def flush_last_used(timeout: float = 10.0) -> None:
+    """Wait for every queued `last_used_at` write (the writer is FIFO): for tests and shutdown."""
+    _touch.submit(lambda: None).result(timeout=timeout)
+
+
+def recall(engine: Engine, embedder: Embedder, topics: TopicIndex, user_id: str, query: str, knobs: Knobs,
+           now: datetime, importance_weight: float, query_vector: np.ndarray | None = None) -> Recall:
+    """Score the user's candidate memories for this text and decide what to inject."""
     started = time.perf_counter()
-    vector = embed_one(embedder, query)
-    with Session(engine) as session:
-        nearest = nearest_live_memories(session.connection(), user_id, vector, now, CANDIDATES)
-        similarity = dict(nearest)
-        rows = _rows(session, user_id, list(similarity))
-        procedural = {str(row.id): row for row in _live_procedural(session, user_id, now)}
-        rows.update(procedural)
-        notes = [_note(row, similarity.get(memory_id), now, knobs, importance_weight) for memory_id, row in rows.items()]
-        injected = select_notes(notes, knobs)
-        if injected:
-            # A lost last_used_at after a crash costs nothing; waiting for a WAL flush costs ~7 ms per turn.
-            session.execute(text("SET LOCAL synchronous_commit = off"))
-            session.execute(
-                update(Memory)
-                .where(Memory.user_id == user_id, Memory.id.in_([uuid.UUID(n.memory_id) for n in injected]))
-                .values(last_used_at=now)
-                .execution_options(synchronize_session=False)
-            )
-        session.commit()
+    found = candidates_for(engine, embedder, topics, user_id, query, now, query_vector)
+    notes = _notes(found, embedder.name, now, knobs, importance_weight)
+    injected = select_notes(notes, knobs)
+    if injected:
+        mark_used(engine, user_id, [note.memory_id for note in injected], now)
     notes.sort(key=lambda n: (n.status != "injected", -(n.score or 0.0)))
     return Recall(notes=notes, system_message=format_notes(injected), recall_ms=(time.perf_counter() - started) * 1000,
-                  requested=CANDIDATES, returned=len(nearest))
+                  requested=CANDIDATES, returned=len(found.rows))

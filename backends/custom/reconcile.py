@@ -3,7 +3,7 @@
 Everything happens in ONE transaction that starts by inserting the `memory_jobs` row keyed
 on the source message id. A retried job (its lease ran out after the commit, or the same
 message was queued twice) hits the conflict and writes nothing, so the queue can be
-at-least-once while memory stays exactly-once. Embeddings are computed before BEGIN so no
+at-least-once while memory stays exactly-once. Embeddings and retrieval topics are computed before BEGIN so no
 transaction (and no row lock) is held during a slow model call.
 """
 
@@ -18,6 +18,8 @@ import numpy as np
 from sqlalchemy import Connection, Engine, Row, insert, text, update
 
 from backends.custom.extraction import MemoryOperation
+from backends.custom.memory_voice import in_user_voice
+from backends.custom.topics import TopicIndex
 from backends.job_records import claim, record_noted
 from core import NotedEvent, NotedMemory
 from db.models import Memory
@@ -33,6 +35,7 @@ class Outcome:
 
     already_applied: bool = False
     added: list[str] = field(default_factory=list)
+    added_ids: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     retracted: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -60,22 +63,49 @@ def _live_row(connection: Connection, user_id: str, memory_id: str) -> Row | Non
     ).first()
 
 
-def _insert(connection: Connection, user_id: str, op: MemoryOperation, vector: np.ndarray, lineage_id: uuid.UUID,
-            source_message_id: uuid.UUID | None, now: datetime) -> None:
+@dataclass(frozen=True)
+class Prepared:
+    """An operation with what is computed before the transaction: its vector and topics."""
+
+    op: MemoryOperation
+    vector: np.ndarray | None = None
+    topics: list[str] = field(default_factory=list)
+
+
+def prepare(operations: list[MemoryOperation], embedder: Embedder, topics: TopicIndex) -> list[Prepared]:
+    """Embed (in the user's voice, see memory_voice.py) and label the new contents in one
+    batch; retracts have none."""
+    contents = [in_user_voice(op.content) for op in operations if op.op != "retract"]
+    vectors = iter(embedder.embed_batch(contents)) if contents else iter(())
+    prepared = []
+    for op in operations:
+        if op.op == "retract":
+            prepared.append(Prepared(op))
+            continue
+        vector = next(vectors)
+        prepared.append(Prepared(op, vector, topics.memory_topics(op.content, vector)))
+    return prepared
+
+
+def _insert(connection: Connection, user_id: str, item: Prepared, lineage_id: uuid.UUID,
+            source_message_id: uuid.UUID | None, now: datetime) -> str:
+    op, memory_id = item.op, uuid.uuid4()
     expires_at = None if op.expires_in_days is None else now + timedelta(days=op.expires_in_days)
     connection.execute(
         insert(Memory).values(
-            id=uuid.uuid4(), user_id=user_id, lineage_id=lineage_id, kind=op.kind, content=op.content.strip(),
-            embedding=vector, importance=op.importance, evidence=op.evidence, source_message_id=source_message_id,
-            created_at=now, expires_at=expires_at,
+            id=memory_id, user_id=user_id, lineage_id=lineage_id, kind=op.kind, content=op.content.strip(),
+            embedding=item.vector, topics=item.topics, importance=op.importance, evidence=op.evidence,
+            source_message_id=source_message_id, created_at=now, expires_at=expires_at,
         )
     )
+    return str(memory_id)
 
 
-def _apply_one(connection: Connection, user_id: str, op: MemoryOperation, vector: np.ndarray | None,
-               refs: dict[str, str], source: uuid.UUID | None, now: datetime, outcome: Outcome) -> None:
+def _apply_one(connection: Connection, user_id: str, item: Prepared, refs: dict[str, str], source: uuid.UUID | None,
+               now: datetime, outcome: Outcome) -> None:
+    op = item.op
     if op.op == "add":
-        _insert(connection, user_id, op, vector, uuid.uuid4(), source, now)
+        outcome.added_ids.append(_insert(connection, user_id, item, uuid.uuid4(), source, now))
         outcome.added.append(op.content)
         return
     old = _live_row(connection, user_id, refs[op.ref or ""])
@@ -87,13 +117,14 @@ def _apply_one(connection: Connection, user_id: str, op: MemoryOperation, vector
         outcome.retracted.append(old.content)
         return
     connection.execute(update(Memory).where(Memory.id == old.id, Memory.user_id == user_id).values(superseded_at=now))
-    _insert(connection, user_id, op, vector, old.lineage_id, source, now)
+    _insert(connection, user_id, item, old.lineage_id, source, now)
     outcome.updated.append(op.content)
 
 
 def apply_operations(
     engine: Engine,
     embedder: Embedder,
+    topics: TopicIndex,
     now: datetime,
     user_id: str,
     guard_message_id: uuid.UUID,
@@ -103,9 +134,7 @@ def apply_operations(
     job_id: int | None = None,
 ) -> Outcome:
     """Apply the operations for one source message; a second call for it writes nothing."""
-    to_embed = [op.content for op in operations if op.op != "retract"]
-    vectors = iter(embedder.embed_batch(to_embed)) if to_embed else iter(())
-    prepared = [(op, next(vectors) if op.op != "retract" else None) for op in operations]
+    prepared = prepare(operations, embedder, topics)
     outcome = Outcome()
     with engine.begin() as connection:
         # One writer per user at a time: two jobs updating the same lineage must not both win.
@@ -113,8 +142,8 @@ def apply_operations(
         if not claim(connection, guard_message_id, user_id, now):
             outcome.already_applied = True
             return outcome
-        for op, vector in prepared:
-            _apply_one(connection, user_id, op, vector, refs, source_of(op), now, outcome)
+        for item in prepared:
+            _apply_one(connection, user_id, item, refs, source_of(item.op), now, outcome)
         record_noted(connection, user_id, outcome.noted(str(guard_message_id), job_id), now)
     return outcome
 

@@ -8,6 +8,7 @@ same bytes as in the other columns; only recall (Mem0's search) and the after-tu
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -16,7 +17,8 @@ from sqlmodel import Session
 from backends.base import ErasureReport, MemoryBackend, MemoryRecord, Recall, TextCallback, TurnContext, TurnResult
 from backends.conversation_erasure import erase_conversations
 from backends.forget_tool import FORGET_CANDIDATES, forget_step, matching
-from backends.mem0_backend import history
+from backends.mem0_backend import history, indexes
+from backends.mem0_backend.config import COLLECTION
 from backends.mem0_backend.jobs import BACKEND, KIND, add_payload
 from backends.mem0_backend.recall import recall
 from backends.mem0_backend.store import Mem0Store, get_store, parse_time
@@ -71,6 +73,10 @@ class Mem0Backend(MemoryBackend):
         self.runtime.store.end_conversations(normalise_user_id(user_id), self.name)
 
     # -- what is stored ----------------------------------------------------------
+    def remember(self, user_id: str, text: str, kind: str = "semantic", created_at: datetime | None = None) -> str:
+        """Mem0 stores the text as given (`infer=False`); it has no kinds and dates it now."""
+        return self.store.remember(normalise_user_id(user_id), text)
+
     def list_memories(self, user_id: str, include_inactive: bool = False) -> list[MemoryRecord]:
         """Mem0 keeps live memories only (its add never supersedes), so inactive adds nothing."""
         return [_record(item) for item in self.store.list(normalise_user_id(user_id))]
@@ -113,6 +119,12 @@ class Mem0Backend(MemoryBackend):
         deleted["mem0_messages"] = history.purge_messages(self.store.history_path, user_id)
         history.vacuum(self.store.history_path)
         return ErasureReport(backend=self.name, user_id=user_id, deleted=deleted)
+
+    def erased_tables(self) -> list[str]:
+        """Mem0's pgvector collection and its entities table (named from the collection, so
+        listing them does not load Mem0)."""
+        collection = self._given_store.collection if self._given_store is not None else COLLECTION
+        return [collection, indexes.entities_table(collection)]
 
     def _noted_memory_ids(self, session: Session, user_id: str) -> set[str]:
         """Ids of every memory Mem0 ever stored for the user (incl. ones deleted since)."""

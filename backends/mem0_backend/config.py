@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg.conninfo
+from psycopg_pool import ConnectionPool
 from sqlalchemy import Engine
 
 from backends.mem0_backend.library import mem0_dir
@@ -33,6 +34,25 @@ def connection_string(engine: Engine, options: str = CUSTOM_PLANS) -> str:
     """
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     return psycopg.conninfo.make_conninfo(url, options=options) if options else url
+
+
+POOL_MAX_SIZE = 5
+"""Mem0's own default pool size (`maxconn`)."""
+POOL_TIMEOUT_SECONDS = 10.0
+"""How long a Mem0 call waits for a connection (psycopg's default is 30 s): with the database
+down, the column says so in seconds instead of hanging half a minute."""
+
+
+def checked_pool(conninfo: str) -> ConnectionPool:
+    """The pool Mem0's pgvector store uses, handed in through its `connection_pool` setting.
+
+    Why not Mem0's own: it builds a psycopg pool that never checks a connection before
+    handing it out, so after the database restarts, every pooled connection is dead and
+    Mem0's next 1-2 calls fail with "the connection is lost". `check_connection` is psycopg's
+    pre-ping: a dead connection is discarded and replaced before Mem0 sees it.
+    """
+    return ConnectionPool(conninfo=conninfo, min_size=1, max_size=POOL_MAX_SIZE,
+                          check=ConnectionPool.check_connection, open=True, name="mem0", timeout=POOL_TIMEOUT_SECONDS)
 
 
 def llm_config(settings: Settings) -> dict[str, Any]:
@@ -74,10 +94,12 @@ def history_db_path(settings: Settings) -> str:
 def mem0_config(settings: Settings, engine: Engine, dimension: int, collection: str = COLLECTION,
                 default_index: bool = False) -> dict[str, Any]:
     """The dict for `Memory.from_config`. `default_index` keeps Mem0's stock HNSW index."""
+    conninfo = connection_string(engine, options="" if default_index else CUSTOM_PLANS)
     return {
         "vector_store": {"provider": "pgvector", "config": {
             # the stock mode is Mem0 as shipped, session settings included
-            "connection_string": connection_string(engine, options="" if default_index else CUSTOM_PLANS),
+            "connection_string": conninfo,
+            "connection_pool": checked_pool(conninfo),  # takes precedence over the string
             "collection_name": collection,
             "embedding_model_dims": dimension,  # Mem0 does not take it from the embedder
             "hnsw": default_index,

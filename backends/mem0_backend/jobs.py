@@ -68,6 +68,23 @@ def run_add(runtime: Services, payload: dict[str, Any], job_id: int | None) -> d
                     {"role": "assistant", "content": _reply_text(connection, user_id, payload.get("assistant_message_id"))}]
         # created_at from the lab's clock (Mem0 would use the wall clock), so time travel applies.
         stored = store.add(user_id, messages, {"source_message_id": message_id, "created_at": now.isoformat()})
-        record_noted(connection, user_id, NotedEvent(backend=BACKEND, message_id=message_id, job_id=job_id, memories=[
-            NotedMemory(id=item.get("id"), text=item.get("memory", "")) for item in stored]), now)
+        noted = _from_this_turn(connection, store, user_id, message_id, stored)
+        record_noted(connection, user_id, NotedEvent(backend=BACKEND, message_id=message_id, job_id=job_id, memories=noted), now)
     return {"stored": len(stored), "memory_ids": [item.get("id") for item in stored]}
+
+
+def _from_this_turn(connection: Connection, store: Any, user_id: str, message_id: str,
+                    stored: list[dict[str, Any]]) -> list[NotedMemory]:
+    """What this turn added: what Mem0 just returned, plus what an earlier attempt of this job
+    stored before its worker died (Mem0 commits on its own connection, our guard rolled
+    back, and the retry's add skips those texts as duplicates and returns nothing). Without
+    this, a re-run job wrote no Noted event and the turn's "Noted:" line never appeared."""
+    noted = {str(item.get("id")): item.get("memory", "") for item in stored}
+    earlier = connection.execute(
+        text(f"SELECT id, payload->>'data' FROM {store.table_name} "
+             "WHERE payload->>'user_id' = :user_id AND payload->>'source_message_id' = :message_id"),
+        {"user_id": user_id, "message_id": message_id},
+    ).all()
+    for memory_id, memory_text in earlier:
+        noted.setdefault(str(memory_id), memory_text or "")
+    return [NotedMemory(id=memory_id, text=memory_text) for memory_id, memory_text in noted.items()]

@@ -44,3 +44,11 @@ def memory_class(settings: Settings) -> Any:
     if telemetry.MEM0_TELEMETRY:  # imported earlier by someone else with telemetry on
         raise RuntimeError("mem0 was imported before MEM0_TELEMETRY=false was set; import it only via backends.mem0_backend.library")
     return Memory
+
+
+def json_helpers(settings: Settings) -> tuple[Any, Any]:
+    """Mem0's own `remove_code_blocks` and `extract_json` (how its add reads an answer)."""
+    memory_class(settings)  # the environment first
+    from mem0.memory.utils import extract_json, remove_code_blocks
+
+    return remove_code_blocks, extract_json

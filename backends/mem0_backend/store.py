@@ -19,7 +19,8 @@ from sqlalchemy import Engine, text
 from backends.mem0_backend import history, indexes
 from backends.mem0_backend.config import COLLECTION, history_db_path, mem0_config
 from backends.mem0_backend.embedder import LabEmbedding
-from backends.mem0_backend.library import memory_class
+from backends.mem0_backend.library import json_helpers, memory_class
+from backends.mem0_backend.llm_guard import guard_llm, mem0_json_parser
 from backends.services import Services
 
 LIST_LIMIT = 10_000
@@ -71,6 +72,7 @@ class Mem0Store:
         config = mem0_config(settings, self.engine, dimension, collection, self.default_index)
         self.memory = memory_class(settings).from_config(config)
         self.embedding = self.memory.embedding_model = LabEmbedding(runtime.embedder)  # the process's one MiniLM
+        self.memory.llm = guard_llm(self.memory.llm, settings, mem0_json_parser(*json_helpers(settings)))
         self.memory.vector_store.create_col()  # idempotent; Mem0 would otherwise create it lazily
         indexes.ensure_layout(self.engine, collection, self.default_index)
 
@@ -87,6 +89,11 @@ class Mem0Store:
     def add(self, user_id: str, messages: list[dict[str, str]], metadata: dict[str, Any]) -> list[dict[str, Any]]:
         """Mem0's add (one LLM extraction call); returns what it stored."""
         return self.memory.add(messages, user_id=user_id, metadata=metadata)["results"]
+
+    def remember(self, user_id: str, text: str) -> str:
+        """Mem0's add with `infer=False`: the text is stored as it is, without an LLM call."""
+        results = self.memory.add([{"role": "user", "content": text}], user_id=user_id, infer=False)["results"]
+        return str(results[0]["id"])
 
     def owned(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         """The memory if it exists AND belongs to this user (ids alone are not authority)."""
@@ -134,6 +141,11 @@ class Mem0Store:
                 ).rowcount
         return {"ids": ids, "counts": counts}
 
+    @property
+    def table_name(self) -> str:
+        """Mem0's collection table, quoted for SQL."""
+        return self._table()
+
     def _table(self, name: str | None = None) -> str:
         return self.engine.dialect.identifier_preparer.quote(name or self.collection)
 
@@ -147,7 +159,8 @@ def get_store(runtime: Services, collection: str = COLLECTION, default_index: bo
     settings = runtime.settings
     mode = settings.mem0_default_index if default_index is None else default_index
     key = (runtime.engine.url.render_as_string(hide_password=False), collection, mode, history_db_path(settings),
-           settings.resolved_provider, settings.extraction_model, settings.embedder)
+           settings.resolved_provider, settings.extraction_model, settings.embedder,
+           settings.llm_timeout_seconds, settings.llm_max_retries)  # the guarded client's limits (llm_guard)
     with _stores_lock:
         store = _stores.get(key)
         if store is None:

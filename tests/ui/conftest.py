@@ -14,7 +14,9 @@ TIMEOUT = 180  # the first run starts Postgres and loads MiniLM
 
 @pytest.fixture()
 def lab(runtime, user_id):
-    """The main page, started, with a fresh user of its own selected."""
+    """The main page, started, with a fresh user of its own selected (marked as made in the
+    lab's picker: the picker lists only those)."""
+    runtime.store.ensure_user(user_id, lab_user=True)
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=TIMEOUT)
     at.session_state["lab_user"] = user_id
     at.run()

@@ -86,10 +86,10 @@ def test_min_similarity_slider_cuts_the_injected_note(lab):
     assert "vegetarian" not in replies(lab)[-1]  # the cut note is not used
 
 
-def test_switching_users_isolates_every_column(lab, make_user):
+def test_switching_users_isolates_every_column(lab, make_user, runtime):
     send(lab, "My secret hobby is origami.")
     first_user = lab.session_state["lab_user"]
-    other = make_user("other")
+    other = runtime.store.ensure_user(make_user("other"), lab_user=True)
     lab.run()  # the picker now lists the new user
     lab.selectbox(key="lab_user_select").set_value(other).run()
     assert lab.session_state["lab_user"] == other

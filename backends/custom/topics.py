@@ -1,0 +1,110 @@
+"""Retrieval topics: the write-time keys that let a message find a memory it shares no word with.
+
+"Suggest a restaurant for tonight" and "User is lactose intolerant." are close to nothing
+in embedding space, yet the second changes the answer to the first. What connects them is
+the KIND of fact (a diet) and the kinds of request it matters to (food, eating out,
+travel). So each memory is labelled, when it is stored, with the topics it is about (cue
+words from a lexicon, or its embedding's closeness to the topic's description), and each
+message is scored, when it arrives, by how close it is to what people ask when a topic
+matters (the topic's `asks`, embedded once per process). Recall then treats a memory of a
+topic the message is asking about as a candidate, whatever its words.
+
+The lexicon is data (`lexicon/topics.yaml`), general categories of personal facts; the
+code only reads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from embeddings import Embedder
+
+LEXICON = Path(__file__).parent / "lexicon" / "topics.yaml"
+
+DESCRIPTION_MATCH = 0.30
+"""A memory this close (cosine) to a topic's description gets the topic without a cue word."""
+
+QUERY_TOPICS = 3
+"""How many of the message's closest topics pull their memories into the candidates."""
+
+_WORD = re.compile(r"[a-zà-ÿ][a-zà-ÿ'\-]*")
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    description: str
+    words: frozenset[str]
+    prefixes: tuple[str, ...]
+    asks: tuple[str, ...]
+
+    def cued_by(self, words: set[str]) -> bool:
+        return any(_singular(word) in self.words or word in self.words or word.startswith(self.prefixes) for word in words)
+
+
+def _singular(word: str) -> str:
+    for suffix in ("es", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)]
+    return word
+
+
+def words_of(text: str) -> set[str]:
+    """Lower-case words, the memory's grammatical subject ("User", "User's") dropped."""
+    return {word.strip("'-") for word in _WORD.findall(text.lower())} - {"user", "user's"}
+
+
+@functools.lru_cache(maxsize=1)
+def load_topics(path: Path = LEXICON) -> tuple[Topic, ...]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    topics = []
+    for entry in entries:
+        cues = [str(cue).lower() for cue in [*entry["cues"], *entry.get("foods", [])]]
+        topics.append(Topic(
+            name=entry["topic"], description=entry["description"],
+            words=frozenset(cue for cue in cues if not cue.endswith("*")),
+            prefixes=tuple(cue[:-1] for cue in cues if cue.endswith("*")),
+            asks=tuple(entry["asks"]),
+        ))
+    return tuple(topics)
+
+
+class TopicIndex:
+    """The topics with their embedded descriptions and asks, for one embedder."""
+
+    def __init__(self, embedder: Embedder, topics: tuple[Topic, ...]) -> None:
+        self.topics = topics
+        self.names = [topic.name for topic in topics]
+        self.descriptions = embedder.embed_batch([topic.description for topic in topics])
+        asks = [(i, ask) for i, topic in enumerate(topics) for ask in topic.asks]
+        self._ask_topic = np.array([i for i, _ in asks])
+        self.asks = embedder.embed_batch([ask for _, ask in asks])
+
+    def memory_topics(self, text: str, vector: np.ndarray) -> list[str]:
+        """The topics a memory is about: named by a cue word, or close to the description."""
+        words = words_of(text)
+        close = self.descriptions @ np.asarray(vector, dtype=np.float32) >= DESCRIPTION_MATCH
+        return [topic.name for topic, near in zip(self.topics, close) if near or topic.cued_by(words)]
+
+    def affinity(self, query_vector: np.ndarray) -> dict[str, float]:
+        """Per topic, the message's best cosine to what people ask when the topic matters."""
+        scores = self.asks @ np.asarray(query_vector, dtype=np.float32)
+        best = np.full(len(self.topics), -1.0, dtype=np.float32)
+        np.maximum.at(best, self._ask_topic, scores)
+        return {name: float(score) for name, score in zip(self.names, best)}
+
+
+def asked_topics(affinity: dict[str, float], limit: int = QUERY_TOPICS) -> list[str]:
+    return sorted(affinity, key=affinity.__getitem__, reverse=True)[:limit]
+
+
+@functools.lru_cache(maxsize=4)
+def topic_index(embedder: Embedder) -> TopicIndex:
+    """One index per embedder per process: embedding the asks costs about a second."""
+    return TopicIndex(embedder, load_topics())
