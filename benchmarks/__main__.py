@@ -20,7 +20,8 @@ from benchmarks import (cache_share, cold_start, e2e_recall, lab_turn_parallel, 
                         queue_throughput, recall_latency)
 from benchmarks.figures import Figure, load_average, table, write_json
 from benchmarks.isolated import isolate
-from runtime import Runtime, build_runtime
+from runtime import Runtime
+from scratch import scratch_runtime
 
 SECTIONS: dict[str, Callable[[Runtime, bool], list[Figure]]] = {
     "cold_start": lambda _runtime, quick: cold_start.figures(quick),  # own servers, own data dirs
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), help="run only these sections")
     args = parser.parse_args(argv)
     root = isolate()
-    runtime = build_runtime()
+    runtime = scratch_runtime()
     figures: list[Figure] = []
     loads: list[list[float]] = []
     failed: list[str] = []

@@ -23,7 +23,7 @@ from benchmarks.figures import Figure, check, load_average, table
 from benchmarks.isolated import isolate
 from core.usage import Usage
 from jobs.runner import drain
-from runtime import build_runtime
+from scratch import scratch_runtime
 
 LINES = [
     "I am planning a garden for the spring and I want vegetables that grow well in clay soil.",
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)
     isolate()
-    print(table(figures(build_runtime(), quick=False)))
+    print(table(figures(scratch_runtime(), quick=False)))
     print(f"load average {load_average()}")
 
 

@@ -21,7 +21,7 @@ from backends.query_vector import with_query_vector
 from benchmarks.figures import Figure, check, load_average, percentile, table
 from benchmarks.isolated import isolate
 from benchmarks.recall_latency import load_rows, time_embedding
-from runtime import build_runtime
+from scratch import scratch_runtime
 
 SUBJECTS = ["my sister", "my landlord", "our team", "my dentist", "the neighbours", "my bank", "my coach", "my cousin",
             "the school", "my manager"]
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     isolate()
-    print(table(figures(build_runtime(), args.quick)))
+    print(table(figures(scratch_runtime(), args.quick)))
     print(f"load average {load_average()}")
 
 

@@ -1,11 +1,13 @@
 """A throwaway data dir for benchmarks: they never write into the lab's own `.data`.
 
-Every benchmark module calls `isolate()` before it reads settings (or builds a runtime):
-it points DATA_DIR at a fresh temp dir (removed at exit), pins the offline model, and drops
-DATABASE_URL and API keys, so a benchmark measures the lab's code on private data and
-never bills a real model. Settings are read once per process (`settings.get_settings` is
-cached), so the cache is cleared here too. `environment()` is the same isolation for a
-child process (the cold-start benchmark runs `streamlit run` in one).
+Benchmarks build their runtime with `scratch.scratch_runtime()` (the lab's shared helper
+for evals and benchmarks: its own temp data dir, or EVAL_DATA_DIR / EVAL_DATABASE_URL).
+Every benchmark entry point also calls `isolate()` first: it points DATA_DIR at a fresh temp
+dir (removed at exit), pins the offline model, and drops DATABASE_URL and API keys, so
+nothing a benchmark does can reach the lab's data or bill a real model, and a child process
+(the cold-start benchmark runs `streamlit run`) gets the same isolation from `environment()`.
+Settings are read once per process (`settings.get_settings` is cached), so the cache is
+cleared here too.
 
 Writing the environment (never reading configuration from it) is the one channel settings
 and Mem0 take before they are imported; this module is the only benchmark code that does it.

@@ -35,7 +35,7 @@ from backends.registry import backend_names, build_backend
 from benchmarks.figures import Figure, check, load_average, percentile, table
 from benchmarks.isolated import isolate
 from jobs.runner import drain, run_until_idle
-from runtime import build_runtime
+from scratch import scratch_runtime
 from ui.parallel import run_parallel
 
 SCRIPT = [
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     isolate()
-    result = measure(build_runtime(), args.users, args.turns, args.workers)
+    result = measure(scratch_runtime(), args.users, args.turns, args.workers)
     print(f"{result.users} users x {result.turns} turns in {result.seconds:.1f} s: turn p50 {percentile(result.latencies, 50):.0f} ms, "
           f"p95 {percentile(result.latencies, 95):.0f} ms; {result.jobs_done} jobs, {result.jobs_done / result.seconds:.1f} jobs/s; "
           f"lost {result.lost}, duplicated {result.duplicated}, leaks {result.leaks}, errors {len(result.errors)}, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from chat.errors import plain_error
 from chat.exchange import ExchangeStep, ToolLoop
 from chat.history import History
 from chat.injection import system_message
@@ -60,7 +61,7 @@ class ChatTurnRunner:
             result.history_messages = len(history)
             exchange = (step or ToolLoop())(self.model, self.system_prompt, history + [p.payload for p in pending], on_text)
         except LLMError as error:
-            result.error = str(error)
+            result.error = plain_error(error)
             result.timings = Timings(recall_ms=recall.recall_ms, total_ms=(time.perf_counter() - started) * 1000)
             return result
         self._finish(result, exchange, started, step_limit)

@@ -32,6 +32,15 @@ def clean_text(text: str) -> str:
     return _UNSTORABLE.sub(REPLACEMENT, text)
 
 
+def message_problem(text: str) -> str | None:
+    """Why a message is refused before any backend or model sees it, or None when it can be sent."""
+    if not text.strip():
+        return "The message is empty: type something to send."
+    if len(text) > MAX_MESSAGE_CHARS:
+        return f"The message is {len(text):,} characters; the lab accepts up to {MAX_MESSAGE_CHARS:,}."
+    return None
+
+
 class TurnContext(BaseModel):
     """Everything a backend needs about the turn; user_id comes from the server session only."""
 
@@ -50,10 +59,9 @@ class TurnContext(BaseModel):
     @classmethod
     def _text(cls, value: str) -> str:
         value = clean_text(value)
-        if not value.strip():
-            raise ValueError("The message is empty: type something to send.")
-        if len(value) > MAX_MESSAGE_CHARS:
-            raise ValueError(f"The message is {len(value):,} characters; the lab accepts up to {MAX_MESSAGE_CHARS:,}.")
+        problem = message_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
 

@@ -4,7 +4,10 @@ Written by hand rather than through the ORM because its shape is what makes it f
 exact: each arm repeats the partial index's predicate verbatim (else Postgres scans the
 table), writes the distance once, and binds the vector as a binary parameter (pgvector's
 psycopg adapter). One statement returns everything scoring needs:
-- `nearest`: the user's closest live memories by cosine (the ranking arm);
+- `scored`: ONE index-only scan of the user's live entries in the covering index, each
+  half-precision distance computed once (materialised, so both arms below share it);
+- `nearest`: the user's closest live memories by cosine: the top RERANK_POOL by
+  half-precision distance, re-ranked on the fp32 vectors, so the answer is exact;
 - `topical`: the closest memories among those labelled with a topic the message asks
   about, which a user with thousands of memories would otherwise leave outside `nearest`
   (a restaurant question and the dairy intolerance share no word);
@@ -23,15 +26,24 @@ from db.schema import LIVE_MEMORY_PREDICATE
 
 _LIVE = f"user_id = :user_id AND {LIVE_MEMORY_PREDICATE} AND (expires_at IS NULL OR expires_at > :now)"
 
+RERANK_POOL = 100
+"""How many half-precision neighbours are re-ranked on the fp32 vectors. halfvec rounding
+moves a neighbour a few ranks at most, so the fp32 top-30 of the half-precision top-100
+is the exact top-30 (checked against numpy by benchmarks/recall_latency.py)."""
+
 RECALL_SQL = f"""
-WITH nearest AS (
-  SELECT id, embedding <=> :query AS distance FROM memories
+WITH scored AS MATERIALIZED (
+  SELECT id, topics && CAST(:topics AS text[]) AS on_topic, embedding_half <=> CAST(:query AS halfvec) AS distance
+  FROM memories
   WHERE {_LIVE}
+), near_half AS (
+  SELECT id FROM scored ORDER BY distance LIMIT {RERANK_POOL}
+), nearest AS (
+  SELECT m.id, m.embedding <=> :query AS distance FROM memories m JOIN near_half USING (id)
+  WHERE m.user_id = :user_id
   ORDER BY distance LIMIT :limit
 ), topical AS (
-  SELECT id, embedding <=> :query AS distance FROM memories
-  WHERE {_LIVE} AND topics && CAST(:topics AS text[])
-  ORDER BY distance LIMIT :topical_limit
+  SELECT id FROM scored WHERE on_topic ORDER BY distance LIMIT :topical_limit
 ), procedural AS (
   SELECT id FROM memories
   WHERE user_id = :user_id AND kind = 'procedural' AND {LIVE_MEMORY_PREDICATE}

@@ -1,8 +1,8 @@
 """Idempotent schema setup, run at every start: no hand-run SQL, ever.
 
 Recall is an exact per-user scan (see DESIGN.md): a partial B-tree on live rows by user,
-covering (id, embedding, expires_at) when the vector fits a B-tree entry so the scan is
-index-only, and deliberately NO HNSW index, because the planner would pick it and a
+covering (id, half-precision embedding, expires_at, topics) when the vector fits a B-tree
+entry so the scan is index-only, and deliberately NO HNSW index, because the planner would pick it and a
 filtered HNSW scan silently returns too few rows.
 """
 
@@ -19,8 +19,15 @@ from settings import SettingsError
 LIVE_MEMORY_PREDICATE = "superseded_at IS NULL AND retracted_at IS NULL"
 """Recall queries must repeat this predicate verbatim, or Postgres cannot use the index."""
 
-MAX_COVERING_VECTOR_DIM = 600
-"""B-tree entries are capped at 2,704 bytes: vector(d) takes 4*d+8, so ~670 dims at most."""
+MAX_COVERING_HALFVEC_DIM = 1200
+"""B-tree entries are capped at 2,704 bytes: halfvec(d) takes 2*d+8 (plus the id, expiry
+and topics beside it), so the covering index holds the half-precision copy up to ~1,200
+dims (MiniLM's 384 fit; OpenAI's 1,536 fall back to the plain partial index)."""
+
+RECALL_INDEX = "memories_live_by_user_half"
+OLD_RECALL_INDEXES = ("memories_live_by_user",)
+"""Earlier layouts' recall index (fp32 vectors in the index): dropped, or the planner may
+keep choosing it and lose the half-precision index-only scan."""
 
 GENERATED_USER_IDS = "|".join((
     r"^ev[0-9a-f]{8}-[0-9]{3}-",  # evals.run / evals.sweep: ev<run id>-<case index>-<backend>-<name>
@@ -52,22 +59,33 @@ def _fix_dimension(engine: Engine, dimension: int) -> None:
     if current is None:
         with engine.begin() as connection:
             connection.execute(text(f"ALTER TABLE memories ALTER COLUMN embedding TYPE vector({int(dimension)})"))
+            current = dimension
     elif current != dimension:
         raise SettingsError(
             f"The embedder makes {dimension}-dim vectors but the database's memories.embedding is "
             f"vector({current}): set EMBEDDER back, or point DATABASE_URL at a fresh database."
         )
+    with engine.begin() as connection:
+        # A half-precision copy the database keeps in step by itself: recall ranks on it in the
+        # covering index (half the bytes to read), then re-ranks its top candidates on the fp32
+        # vectors, so the result stays exact (db/queries.py).
+        connection.execute(text(
+            f"ALTER TABLE memories ADD COLUMN IF NOT EXISTS embedding_half halfvec({int(dimension)}) "
+            f"GENERATED ALWAYS AS (embedding::halfvec({int(dimension)})) STORED"
+        ))
 
 
 def _create_recall_index(engine: Engine, dimension: int) -> None:
-    covering = "INCLUDE (id, embedding, expires_at)" if dimension <= MAX_COVERING_VECTOR_DIM else ""
+    covering = "INCLUDE (id, embedding_half, expires_at, topics)" if dimension <= MAX_COVERING_HALFVEC_DIM else ""
     with engine.begin() as connection:
         connection.execute(
             text(
-                f"CREATE INDEX IF NOT EXISTS memories_live_by_user ON memories (user_id) {covering} "
+                f"CREATE INDEX IF NOT EXISTS {RECALL_INDEX} ON memories (user_id) {covering} "
                 f"WHERE {LIVE_MEMORY_PREDICATE}"
             )
         )
+        for old in OLD_RECALL_INDEXES:
+            connection.execute(text(f"DROP INDEX IF EXISTS {old}"))
         # No second index on user_id: the planner would prefer a plain one (it is smaller)
         # and lose the index-only scan. Listing a user's old versions is not a hot path.
         # Procedural memories are injected every turn without a vector search: a tiny partial

@@ -21,6 +21,7 @@ from typing import Protocol
 from sqlalchemy import Engine
 
 from backends.plugin import JobHandler
+from chat.errors import error_summary
 from clock import Clock
 from db.models import Job
 from jobs import queue
@@ -117,7 +118,8 @@ def run_job(runtime: Runtime, job: Job, worker_id: str) -> str | None:
             raise TypeError(f"handler returned {type(result).__name__}, expected dict or None")
         state = "done" if queue.complete(runtime.engine, job_id, worker_id, result, runtime.clock) else None
     except Exception as error:  # noqa: BLE001 - any handler error is a failed attempt
-        state = queue.fail(runtime.engine, job_id, worker_id, f"{type(error).__name__}: {error}", runtime.clock)
+        # Stored and shown on the Jobs page: without the SQL and its parameters (the user's text).
+        state = queue.fail(runtime.engine, job_id, worker_id, error_summary(error), runtime.clock)
         log.warning(
             "job %d %s failed (%s), attempt %d/%d -> %s",
             job_id, job.kind, type(error).__name__, job.attempts, job.max_attempts, state,

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from db.queries import explain_nearest, nearest_live_memories
+from db.queries import explain_nearest, explain_recall, nearest_live_memories, recall_candidates
 from db.schema import embedding_dimension, ensure_schema
 from settings import SettingsError
 
@@ -73,3 +73,34 @@ def test_recall_query_uses_the_partial_user_index_and_finds_the_nearest(runtime,
     assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
     brute = np.sort(vectors @ vectors[3])[::-1][:5]
     assert [round(s, 4) for _, s in hits] == [round(float(s), 4) for s in brute]
+
+
+def test_recall_statement_is_one_index_only_scan_and_exact(runtime, user_id, make_user):
+    """The recall round trip: half-precision ranking inside the covering index, fp32 re-rank,
+    the same top-k as numpy, and never a row of another user."""
+    other = make_user("other")
+    rng = np.random.default_rng(11)
+    vectors = rng.normal(size=(120, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with runtime.engine.begin() as connection:
+        for vector in vectors:
+            _insert(connection, user_id, vector)
+            _insert(connection, other, vector)
+    # An index-only scan needs the visibility map current (autovacuum keeps it so in the lab).
+    with runtime.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM ANALYZE memories"))
+    now, query = runtime.clock.now(), vectors[5]
+    with runtime.engine.connect() as connection:
+        connection.execute(text("SET enable_seqscan = off"))
+        plan = explain_recall(connection, user_id, query, now, 30, ["diet"], 10)
+        rows = recall_candidates(connection, user_id, query, now, 30, ["diet"], 10)
+    assert plan.count("Index Only Scan using memories_live_by_user_half") == 1, plan
+    mine = {str(memory_id) for (memory_id,) in _ids(runtime, user_id)}
+    assert {row.id for row in rows} <= mine
+    top = np.argsort(-(vectors @ query))[:30]
+    assert sorted(round(row.similarity, 4) for row in rows) == sorted(round(float(vectors[i] @ query), 4) for i in top)
+
+
+def _ids(runtime, user_id: str):
+    with runtime.engine.connect() as connection:
+        return connection.execute(text("SELECT id FROM memories WHERE user_id = :u"), {"u": user_id}).all()

@@ -14,6 +14,7 @@ from datetime import datetime
 import streamlit as st
 
 from backends.base import Knobs, MemoryBackend, Note, Recall, ToolCall, TurnResult
+from chat.turn import CUT_NOTE
 from core import KNOBS
 from llm.caching import cache_miss_reason
 
@@ -121,9 +122,16 @@ def render_details(result: TurnResult, label: str, cache_reason: str | None = No
             st.caption(f"Cache read 0: {cache_reason}")
 
 
+_IMAGE_OPENER = re.compile(r"!\[")
+
+
 def literal(text: str) -> str:
-    """Markdown as typed, except `$` (Streamlit would start LaTeX)."""
-    return text.replace("$", "\\$")
+    """Markdown as typed, except what would act on its own: `$` (Streamlit would start LaTeX)
+    and images. `![p](http://host/pixel.png)` in a message or a reply would make every
+    browser showing it fetch that URL (a tracking pixel); with the bracket escaped it reads
+    as text, and a bare URL in it stays a link a person may choose to follow. Raw HTML is
+    already shown as text (st.markdown without unsafe_allow_html)."""
+    return _IMAGE_OPENER.sub(r"!\\[", text.replace("$", "\\$"))
 
 
 def render_earlier(lines: list[tuple[str, str, str | None]]) -> None:
@@ -144,9 +152,11 @@ def render_result(result: TurnResult, label: str, noted: list[str] | None = None
             st.error(result.error)
         else:
             st.markdown(literal(result.reply) if result.reply else "_(empty reply)_")
+            if result.truncated:
+                st.warning(CUT_NOTE, icon="✂️")
             st.caption(f"Model: {result.model_label}")
     for text in noted or []:
-        st.info(f"Noted: {text}", icon="📝")
+        st.info(f"Noted: {md_escape(text)}", icon="📝")
     render_details(result, label, cache_reason)
 
 

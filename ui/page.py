@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from backends.base import MemoryBackend
+from chat.errors import log_error, plain_error
 from runtime import Runtime
 from settings import SettingsError
 from ui import resources, session, sidebar
@@ -30,7 +31,8 @@ def start_or_stop() -> Runtime:
     except SettingsError as error:
         st.error(f"Configuration problem: {error}")
     except Exception as error:  # noqa: BLE001 - one readable line instead of a traceback
-        st.error(f"The lab could not start: {type(error).__name__}: {error}")
+        log_error("starting the lab", error)
+        st.error(f"The lab could not start: {plain_error(error)}")
     st.stop()
     raise AssertionError("unreachable")  # st.stop() raises
 

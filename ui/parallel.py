@@ -3,8 +3,9 @@
 Worker threads run `backend.turn`; their streamed text goes into a queue per backend and
 the Streamlit main thread drains the queues into the columns' placeholders. Writing to
 Streamlit only from the main thread avoids handing the script-run context to threads.
-A backend that raises becomes a `TurnResult` with `error` set, so one failing column
-never stops the others.
+A backend that raises becomes a `TurnResult` with `error` set (short plain words; the
+full error goes to the log without the user's text), so one failing column never stops
+the others.
 """
 
 from __future__ import annotations
@@ -16,19 +17,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from backends.base import MemoryBackend, TurnContext, TurnResult
 from backends.query_vector import with_query_vector
+from chat.errors import log_error, plain_error
 from embeddings import Embedder
-from llm.chat_model import LLMError
 
 POLL_SECONDS = 0.05
 StreamUpdate = Callable[[str, str], None]
 """update(backend name, text so far), called on the main thread."""
-
-
-def readable(error: Exception) -> str:
-    """One line for a person; LLM errors are already phrased that way."""
-    if isinstance(error, LLMError):
-        return str(error)
-    return f"This backend failed: {type(error).__name__}: {error}"
 
 
 def safe_turn(backend: MemoryBackend, context: TurnContext, on_text: Callable[[str], None]) -> TurnResult:
@@ -36,8 +30,9 @@ def safe_turn(backend: MemoryBackend, context: TurnContext, on_text: Callable[[s
     try:
         return backend.turn(context, on_text=on_text)
     except Exception as error:  # noqa: BLE001 - becomes a message in this backend's column
+        log_error(f"turn in {backend.name}", error, context.text)
         return TurnResult(
-            backend=backend.name, reply="", model_label="", error=readable(error),
+            backend=backend.name, reply="", model_label="", error=plain_error(error),
             timings={"total_ms": (time.perf_counter() - started) * 1000},
         )
 

@@ -26,6 +26,7 @@ import streamlit as st
 
 from backends.base import MemoryBackend
 from backends.registry import backend_names, build_backend
+from chat.errors import log_error, plain_error
 from embeddings import get_embedder
 from jobs.scheduler import start_scheduler
 from llm.provider import offline_base_url
@@ -48,8 +49,7 @@ class Step:
         if not self.future.done():
             return f"⏳ {self.label}… {time.perf_counter() - self.started:.1f} s"
         if self.future.exception() is not None:
-            error = self.future.exception()
-            return f"⚠️ {self.label}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            return f"⚠️ {self.label}: {plain_error(self.future.exception())}"
         return f"✅ {self.label} ({self.seconds:.1f} s)"
 
 
@@ -75,6 +75,9 @@ class Startup:
             step.started = time.perf_counter()
             try:
                 return action()
+            except Exception as error:
+                log_error(f"starting the lab: {name}", error)
+                raise
             finally:
                 step.seconds = time.perf_counter() - step.started
 
@@ -168,7 +171,8 @@ def load_backends(names: list[str]) -> tuple[dict[str, MemoryBackend], dict[str,
         try:
             built[name] = backend(name)
         except Exception as error:  # noqa: BLE001 - shown in that backend's column, not as a traceback
-            failed[name] = f"{type(error).__name__}: {error}"
+            log_error(f"building backend {name}", error)
+            failed[name] = plain_error(error)
     return built, failed
 
 

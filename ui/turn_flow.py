@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from backends.base import Knobs, MemoryBackend, TurnContext
+from chat.errors import log_error, plain_error
 from runtime import Runtime
 from ui.events import last_event_id, noted_since
 from jobs.runner import drain
@@ -24,7 +25,8 @@ def run_background_work(runtime: Runtime, user_id: str) -> None:
         with st.spinner("Running background work (extraction, memory writes)…"):
             drain(runtime, user_id=user_id)
     except Exception as error:  # noqa: BLE001 - the replies are already in; say so, keep going
-        st.warning(f"Background work failed: {type(error).__name__}: {error}")
+        log_error("background work", error)
+        st.warning(f"Background work failed: {plain_error(error)}")
 
 
 def run_turn(

@@ -22,6 +22,7 @@ from backends.mem0_backend.embedder import LabEmbedding
 from backends.mem0_backend.library import json_helpers, memory_class
 from backends.mem0_backend.llm_guard import guard_llm, mem0_json_parser
 from backends.services import Services
+from core.secrets import redact
 
 LIST_LIMIT = 10_000
 """get_all's cap when listing a user's memories (the Memories page, erasure checks)."""
@@ -87,8 +88,14 @@ class Mem0Store:
 
     # -- writes --------------------------------------------------------------------
     def add(self, user_id: str, messages: list[dict[str, str]], metadata: dict[str, Any]) -> list[dict[str, Any]]:
-        """Mem0's add (one LLM extraction call); returns what it stored."""
-        return self.memory.add(messages, user_id=user_id, metadata=metadata)["results"]
+        """Mem0's add (one LLM extraction call); returns what it stored.
+
+        Sentences holding a secret are redacted first: Mem0 keeps the raw turns in its
+        history file and stores whatever its extraction returns, with no secret check of
+        its own, so the only place to keep a password out of Mem0 is before it sees one.
+        """
+        clean = [{**message, "content": redact(message.get("content") or "").text} for message in messages]
+        return self.memory.add(clean, user_id=user_id, metadata=metadata)["results"]
 
     def remember(self, user_id: str, text: str) -> str:
         """Mem0's add with `infer=False`: the text is stored as it is, without an LLM call."""

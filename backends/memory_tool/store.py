@@ -11,18 +11,22 @@ checks hold when two turns of the same user write at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
 from anthropic.lib.tools import ToolError
 from sqlalchemy import Engine, delete, func, select, text, update
 from sqlmodel import Session
 
 from backends.memory_tool.paths import MEMORY_ROOT, canonical_path, parent_dirs
 from clock import Clock
+from core.secrets import secret_reason
 from db.models import MemoryFile
 
 MAX_FILE_CHARS = 20_000
 MAX_FILES_PER_USER = 100
 LISTING_DEPTH = 2
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,10 @@ class MemoryFileStore:
         Returns True when the file is new. Only a new file counts against the per-user cap.
         """
         path = canonical_path(path)
-        self._check_size(path, content)
+        if path == MEMORY_ROOT:
+            raise ToolError(f"{MEMORY_ROOT} is the memory directory itself; create a file inside it, "
+                            f"e.g. {MEMORY_ROOT}/notes.md.")
+        self._check_content(path, content)
         with Session(self.engine) as session:
             self._lock(session)
             now = self.clock.now()
@@ -142,7 +149,7 @@ class MemoryFileStore:
         turn of the same user, or a line deleted on the Memories page).
         """
         path = canonical_path(path)
-        self._check_size(path, content)
+        self._check_content(path, content)
         condition = [MemoryFile.user_id == self.user_id, MemoryFile.path == path]
         if expected is not None:
             condition.append(MemoryFile.content == expected)
@@ -219,11 +226,23 @@ class MemoryFileStore:
     def _lock(self, session: Session) -> None:
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"memory_files:{self.user_id}"})
 
-    def _check_size(self, path: str, content: str) -> None:
+    def _check_content(self, path: str, content: str) -> None:
+        """What a file may hold: storable text, within the size cap, and no secret.
+
+        NUL bytes and lone surrogates cannot be written to Postgres text (they would surface
+        as a driver error, not a refusal the model can act on); a secret in a memory file is
+        re-read into every later conversation, so the write is refused, not trimmed."""
+        if "\x00" in content or _SURROGATE.search(content):
+            raise ToolError(f"Not saved: the text for {path} contains a NUL byte or an invalid character. "
+                            "Write plain text.")
         if len(content) > self.max_file_chars:
             raise ToolError(
                 f"Not saved: {path} would hold {len(content):,} characters, over the {self.max_file_chars:,}-character "
                 "limit per file. Keep files small: summarise, or split the content into several files.")
+        reason = secret_reason(content)
+        if reason is not None:
+            raise ToolError(f"Not saved: the text for {path} looks like it holds a secret ({reason}). Passwords, codes, "
+                            "keys and card or bank numbers are never written to memory; leave that part out.")
 
     def _check_free(self, session: Session, path: str) -> None:
         """A new file or move target must not exist, and no folder above it may be a file."""

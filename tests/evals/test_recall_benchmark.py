@@ -75,7 +75,8 @@ def test_a_small_run_loads_through_the_write_path_and_erases_its_users(runtime, 
     for backend in ("custom", "mem0"):
         assert sorted(by_backend[(backend, "what is the capital of Australia?")].ranked) == ["diet", "job", "trip"]
     custom = {o.text: o for o in outcomes if o.backend == "custom"}
-    assert custom["any ideas for a quick dinner tonight?"].injected == ["diet"]
+    assert custom["any ideas for a quick dinner tonight?"].injected[0] == "diet"
+    assert "job" not in custom["any ideas for a quick dinner tonight?"].injected
     assert custom["what should I pack for my trip?"].ranked[0] == "trip"
     assert custom["what is the capital of Australia?"].injected == []
     out = tmp_path / "out.json"
