@@ -4,7 +4,8 @@
 
 Builds a fresh embedded Postgres in a temp dir (never the lab's data: benchmarks/isolated.py), fills `memories`
 with M random unit vectors spread over many users, gives one user N live memories per
-size, then times `db.queries.nearest_live_memories` (the query recall runs, top-30) and a
+size, then times `db.queries.recall_candidates` (the one statement recall runs, top-30,
+no topics asked) and a
 numpy brute-force top-30 over that user's vectors held in memory. Both run in the same
 process on the same vectors; the table also checks the two return the same ids (exact
 search). The vectors are random rather than MiniLM sentences: latency depends on the row
@@ -27,7 +28,7 @@ from backends.base import Knobs, TurnContext
 from backends.custom.backend import CustomPipelineBackend
 from benchmarks.figures import Figure, check, load_average, percentile
 from benchmarks.isolated import isolate
-from db.queries import nearest_live_memories
+from db.queries import recall_candidates
 from scratch import scratch_runtime
 
 TOP_K = 30
@@ -72,10 +73,10 @@ def time_both(engine: Engine, user_id: str, matrix: np.ndarray, ids: list[uuid.U
     """
     pg_ms, np_ms, overlap = [], [], []
     with engine.connect() as connection, threadpool_limits(1):
-        nearest_live_memories(connection, user_id, queries[0], now, TOP_K)  # warm the connection and the plan
+        recall_candidates(connection, user_id, queries[0], now, TOP_K, [], 0)  # warm the connection and the plan
         for query in queries:
             started = time.perf_counter()
-            rows = nearest_live_memories(connection, user_id, query, now, TOP_K)
+            rows = [(row.id, row.similarity) for row in recall_candidates(connection, user_id, query, now, TOP_K, [], 0)]
             pg_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             expected = numpy_top(matrix, ids, query)
