@@ -9,16 +9,20 @@ backend side by side, and the session's tokens and latency chart.
 
 from __future__ import annotations
 
-import streamlit as st
+from ui import prestart
 
-from ui import composer, session, sidebar
-from llm.caching import min_cacheable_tokens
-from ui.charts import conversation_figure
-from ui.columns import cache_note, literal, render_earlier, render_rescored, render_result
-from ui.comparison import render_comparison
-from ui.page import open_page
-from ui.transcript import open_transcript
-from ui.turn_flow import run_turn
+prestart.begin()  # before the heavier imports below, so initdb overlaps them
+
+import streamlit as st  # noqa: E402
+
+from ui import composer, session, sidebar  # noqa: E402
+from llm.caching import min_cacheable_tokens  # noqa: E402
+from ui.charts import conversation_figure  # noqa: E402
+from ui.columns import cache_note, literal, render_earlier, render_rescored, render_result  # noqa: E402
+from ui.comparison import render_comparison  # noqa: E402
+from ui.page import open_page  # noqa: E402
+from ui.transcript import open_transcript  # noqa: E402
+from ui.turn_flow import run_turn  # noqa: E402
 
 page = open_page(
     "Memory Lab",

@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     # Embeddings
     embedder: EmbedderName = "local"
     openai_embedding_model: str = "text-embedding-3-small"
+    embedder_threads: int = Field(1, ge=1, description="torch threads for local MiniLM (1: steady latency on 2 shared cores)")
 
     # Memory knobs (the lab's sliders start from these; ranges and defaults: core/knobs.py)
     min_similarity: float = knob_field("min_similarity")

@@ -25,6 +25,13 @@ class MemoryBackend(abc.ABC):
     name: str
     label: str
     description: str = ""
+    recalls_by_vector: bool = False
+    """True when prepare_turn searches by the message's embedding (TurnContext.query_vector):
+    the lab embeds the message once for all such backends and starts the others at once."""
+
+    def warm_up(self) -> None:
+        """Load now what the first turn would otherwise load (a library, a pool); the lab
+        calls it in the background at start. Default: nothing to load."""
 
     # -- a turn ------------------------------------------------------------------
     @abc.abstractmethod

@@ -45,7 +45,15 @@ import numpy as np
 from psycopg.types.json import Jsonb
 from sqlalchemy import Engine, text
 
-from backends.mem0_backend.config import CUSTOM_PLANS
+from backends.base import Knobs, TurnContext
+from backends.custom.backend import CustomPipelineBackend
+from backends.mem0_backend.config import CUSTOM_PLANS, connection_string
+from backends.mem0_backend import indexes
+from backends.mem0_backend.store import Mem0Store, get_store
+from benchmarks.figures import Figure, percentile
+from benchmarks.isolated import isolate
+from benchmarks.recall_latency import load_rows, unit_vectors
+from scratch import scratch_runtime
 
 QUERIES = [
     "What food do I like?", "Where do I live?", "What is my job?", "Do I have any pets?",
@@ -179,8 +187,6 @@ OPTIONS = {  # libpq `options`: session settings of each configuration's connect
 
 def _vector_store(store: Any, options: str) -> Any:
     """Mem0's pgvector store on the same table, with other session settings."""
-    from backends.mem0_backend.config import connection_string
-
     config = store.memory.config.vector_store.config.model_dump()
     config.update(connection_string=connection_string(store.engine, options=options), connection_pool=None)
     return type(store.memory.vector_store)(**config)  # what Mem0's VectorStoreFactory does
@@ -188,8 +194,6 @@ def _vector_store(store: Any, options: str) -> Any:
 
 def _set_indexes(engine: Engine, table: str, config: str) -> float:
     """Put the table in this configuration's index layout; returns build seconds."""
-    from backends.mem0_backend import indexes
-
     started = time.perf_counter()
     if config == "exact, no index":
         with engine.begin() as connection:
@@ -201,10 +205,8 @@ def _set_indexes(engine: Engine, table: str, config: str) -> float:
 
 
 def run(rows: int, users: int, small: int, large: int, seed: int) -> None:
-    from backends.mem0_backend.store import Mem0Store
-    from scratch import scratch_runtime
-
-    runtime = scratch_runtime()  # scratch data: never the lab's
+    isolate()
+    runtime = scratch_runtime()
     table = f"mem0_bench_{uuid.uuid4().hex[:8]}"
     spec = layout(rows, users, {"probe-small": small, "probe-large": large})
     store = Mem0Store(runtime, collection=table, default_index=False)
@@ -241,6 +243,67 @@ def _print_table(results: dict[tuple[str, str], Measured], spec: Layout) -> None
         print(f"| {config} | {user} ({spec.sizes[user]}) | {statistics.mean(m.recall):.2f} of {TOP_K} | "
               f"{percentile(m.sql_ms, 50):.1f} | {percentile(m.sql_ms, 95):.1f} | {percentile(m.search_ms, 50):.1f} | "
               f"{percentile(m.search_ms, 95):.1f} | {sql_ratio:.2f}x | {search_ratio:.2f}x |")
+
+
+# -- custom vs Mem0 on the same memories (the benchmark command's figures) ---------------------
+def load_user_vectors(engine: Engine, table: str, user_id: str, vectors: np.ndarray) -> None:
+    """One user's vectors into Mem0's table, in Mem0's row format (binary COPY)."""
+    created = datetime.now(timezone.utc).isoformat()
+    quoted = engine.dialect.identifier_preparer.quote(table)
+    raw = engine.raw_connection()
+    try:
+        connection = raw.driver_connection
+        with connection.cursor() as cursor:
+            with cursor.copy(f"COPY {quoted} (id, vector, payload) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                copy.set_types(["uuid", "vector", "jsonb"])
+                for index, vector in enumerate(vectors):
+                    copy.write_row((uuid.uuid4(), vector, Jsonb(_payload(user_id, index, created))))
+        connection.commit()
+    finally:
+        raw.close()
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(f"VACUUM ANALYZE {quoted}"))
+
+
+def compare(runtime: Any, sizes: tuple[int, ...], filler_rows: int, queries: int, seed: int = 11) -> dict[int, tuple[list[float], list[float]]]:
+    """Per user size: (Mem0 search ms, custom recall ms), same vectors, query vector given to both."""
+    store = get_store(runtime)
+    backend = CustomPipelineBackend(runtime)
+    rng = np.random.default_rng(seed)
+    dimension = runtime.embedder.dimension
+    load(runtime.engine, store.collection, layout(filler_rows, 50, {}), dimension, seed)
+    knobs = Knobs.from_settings(runtime.settings, min_similarity=-1.0, top_k=TOP_K)
+    results = {}
+    for size in sizes:
+        user_id = runtime.store.ensure_user(f"bench-same-{uuid.uuid4().hex[:6]}-{size}")
+        vectors = unit_vectors(rng, size, dimension)
+        with runtime.engine.begin() as connection:
+            connection.execute(text("DELETE FROM users WHERE id = :u"), {"u": user_id})  # load_rows inserts it again
+        load_rows(runtime.engine, user_id, vectors, datetime.now(timezone.utc))
+        load_user_vectors(runtime.engine, store.collection, user_id, vectors)
+        texts = [f"{QUERIES[i % len(QUERIES)]} [{size}-{i}]" for i in range(queries)]
+        query_vectors = dict(zip(texts, runtime.embedder.embed_batch(texts)))
+        mem0_ms, custom_ms = [], []
+        for text_ in texts[:3] + texts:  # the first three warm the pools and plans
+            started = time.perf_counter()
+            store.search(user_id, text_, top_k=TOP_K, vector=query_vectors[text_])
+            mem0_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            backend.prepare_turn(TurnContext(user_id=user_id, text=text_, knobs=knobs, query_vector=query_vectors[text_]))
+            custom_ms.append((time.perf_counter() - started) * 1000)
+        results[size] = (mem0_ms[3:], custom_ms[3:])
+    return results
+
+
+def figures(runtime: Any, quick: bool) -> list[Figure]:
+    results = compare(runtime, (50, 5000), 20_000 if quick else 100_000, 30 if quick else 100)
+    out = []
+    for size, (mem0_ms, custom_ms) in results.items():
+        out.append(Figure(f"Mem0 search p50 (query vector given), {size:,}-memory user", percentile(mem0_ms, 50), "ms",
+                          baseline="custom recall, same vectors", baseline_value=percentile(custom_ms, 50)))
+        out.append(Figure(f"Mem0 search p95 (query vector given), {size:,}-memory user", percentile(mem0_ms, 95), "ms",
+                          baseline="custom recall p95", baseline_value=percentile(custom_ms, 95)))
+    return out
 
 
 def main() -> None:

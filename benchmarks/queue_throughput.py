@@ -16,8 +16,8 @@ ran twice.
     python -m benchmarks.queue_throughput                # 400 jobs per configuration
     python -m benchmarks.queue_throughput --jobs 200 --workers 1 2
 
-It uses scratch storage (scratch.py, not the lab's database): a running lab's
-scheduler would otherwise claim the benchmark's jobs and dead-letter their unknown kind.
+It uses a throwaway embedded Postgres (scratch.py via benchmarks/isolated.py, not the lab's): a running
+lab's scheduler would otherwise claim the benchmark's jobs and dead-letter their unknown kind.
 """
 
 from __future__ import annotations
@@ -27,6 +27,14 @@ import threading
 import time
 from collections import Counter
 from typing import Any
+
+from sqlalchemy import text
+
+from benchmarks.figures import Figure, check
+from benchmarks.isolated import isolate
+from jobs import queue
+from jobs.runner import run_until_idle
+from scratch import scratch_runtime
 
 HANDLERS = {"noop": 0.0, "io-20ms": 0.020}
 RUNS: Counter[int] = Counter()
@@ -42,10 +50,13 @@ def bench_handler(runtime: Any, payload: dict[str, Any], job_id: int) -> dict[st
     return {}
 
 
-def measure(runtime: Any, handler: str, workers: int, jobs: int) -> dict[str, Any]:
-    from jobs import queue
-    from jobs.runner import run_until_idle
+def register(runtime: Any) -> None:
+    """The benchmark's job kinds, on this runtime only (its handler table is a dict per runtime)."""
+    for handler in HANDLERS:
+        runtime.job_handlers[f"bench.{handler}"] = bench_handler
 
+
+def measure(runtime: Any, handler: str, workers: int, jobs: int) -> dict[str, Any]:
     kind = f"bench.{handler}"
     job_ids = [queue.enqueue(runtime.engine, kind, {"sleep": HANDLERS[handler]}, clock=runtime.clock) for _ in range(jobs)]
     barrier = threading.Barrier(workers + 1)
@@ -71,21 +82,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=400)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     args = parser.parse_args(argv)
-
-    from scratch import scratch_runtime
-
-    runtime = scratch_runtime()  # scratch data: never the lab's
-    for handler in HANDLERS:  # the runtime's handler table is per runtime: the kinds exist only here
-        runtime.job_handlers[f"bench.{handler}"] = bench_handler
+    isolate()
+    runtime = scratch_runtime()
+    register(runtime)
     workers = sorted(set(args.workers) | {1})
 
     print(f"{'handler':<9} {'workers':>7} {'jobs':>5} {'seconds':>8} {'jobs/s':>8} {'vs 1 worker':>11} {'ran != once':>11}")
     for handler in HANDLERS:
         print_rows([measure(runtime, handler, count, args.jobs) for count in workers])
-
-    from sqlalchemy import text
-
-    from jobs import queue
 
     print(f"\n{'commit':<9} {'workers':>7} {'jobs':>5} {'seconds':>8} {'jobs/s':>8} {'vs sync':>11} {'ran != once':>11}")
     asynchronous = queue.ASYNC_COMMIT
@@ -95,6 +99,20 @@ def main(argv: list[str] | None = None) -> None:
     rows.append(measure(runtime, "noop", 1, args.jobs))
     rows[0]["handler"], rows[1]["handler"] = "sync", "async"
     print_rows(rows)
+
+
+def figures(runtime: Any, quick: bool) -> list[Figure]:
+    register(runtime)
+    jobs = 100 if quick else 400
+    out = []
+    for handler in HANDLERS:
+        rows = [measure(runtime, handler, workers, jobs) for workers in (1, 2)]
+        for row in rows:
+            out.append(Figure(f"queue throughput, {handler} handler, {row['workers']} worker(s)", row["rate"], "jobs/s",
+                              baseline="1 worker", baseline_value=rows[0]["rate"]))
+        twice = sum(row["not_once"] for row in rows)
+        out.append(Figure(f"queue jobs not run exactly once, {handler} handler", twice, "count", *check(twice, "==", 0)))
+    return out
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:

@@ -1,10 +1,11 @@
 """Recall query latency: the exact per-user pgvector query vs numpy brute force on the same vectors.
 
-    .venv/bin/python benchmarks/recall_latency.py [--rows 100000] [--sizes 100,1000,5000] [--queries 200]
+    .venv/bin/python -m benchmarks.recall_latency [--rows 100000] [--sizes 100,1000,5000] [--queries 200]
 
-Builds its database on scratch storage (scratch.py: never the lab's data), fills `memories`
+Builds a fresh embedded Postgres in a temp dir (never the lab's data: benchmarks/isolated.py), fills `memories`
 with M random unit vectors spread over many users, gives one user N live memories per
-size, then times `db.queries.nearest_live_memories` (the query recall runs, top-30) and a
+size, then times `db.queries.recall_candidates` (the one statement recall runs, top-30,
+no topics asked) and a
 numpy brute-force top-30 over that user's vectors held in memory. Both run in the same
 process on the same vectors; the table also checks the two return the same ids (exact
 search). The vectors are random rather than MiniLM sentences: latency depends on the row
@@ -14,20 +15,21 @@ count and dimension, not on the text, and random vectors make a 100k-row table i
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
+from sqlalchemy import Engine, text
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from the repo root
-
-from sqlalchemy import Engine, text  # noqa: E402
-
-from db.queries import explain_nearest, nearest_live_memories  # noqa: E402
+from backends.base import Knobs, TurnContext
+from backends.custom.backend import CustomPipelineBackend
+from benchmarks.figures import Figure, check, load_average, percentile
+from benchmarks.isolated import isolate
+from db.queries import recall_candidates
+from scratch import scratch_runtime
 
 TOP_K = 30
 FILLER_ROWS_PER_USER = 500
@@ -56,10 +58,6 @@ def load_rows(engine: Engine, user_id: str, vectors: np.ndarray, now: datetime) 
     return ids
 
 
-def percentiles(samples_ms: list[float]) -> tuple[float, float]:
-    return float(np.percentile(samples_ms, 50)), float(np.percentile(samples_ms, 95))
-
-
 def numpy_top(matrix: np.ndarray, ids: list[uuid.UUID], query: np.ndarray) -> list[str]:
     scores = matrix @ query
     top = np.argpartition(-scores, min(TOP_K, len(scores) - 1))[:TOP_K]
@@ -75,10 +73,10 @@ def time_both(engine: Engine, user_id: str, matrix: np.ndarray, ids: list[uuid.U
     """
     pg_ms, np_ms, overlap = [], [], []
     with engine.connect() as connection, threadpool_limits(1):
-        nearest_live_memories(connection, user_id, queries[0], now, TOP_K)  # warm the connection and the plan
+        recall_candidates(connection, user_id, queries[0], now, TOP_K, [], 0)  # warm the connection and the plan
         for query in queries:
             started = time.perf_counter()
-            rows = nearest_live_memories(connection, user_id, query, now, TOP_K)
+            rows = [(row.id, row.similarity) for row in recall_candidates(connection, user_id, query, now, TOP_K, [], 0)]
             pg_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             expected = numpy_top(matrix, ids, query)
@@ -87,93 +85,122 @@ def time_both(engine: Engine, user_id: str, matrix: np.ndarray, ids: list[uuid.U
     return pg_ms, np_ms, float(np.mean(overlap))
 
 
-class Precomputed:
-    """An embedder that returns vectors computed beforehand: isolates recall's database and
-    scoring work from MiniLM, whose latency under load is measured separately."""
-
-    def __init__(self, embedder, texts: list[str]) -> None:  # noqa: ANN001 - an Embedder
-        self.name, self.dimension = "precomputed", embedder.dimension
-        self.vectors = dict(zip(texts, embedder.embed_batch(texts)))
-
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.vectors[text_] for text_ in texts])
-
-
 def time_embedding(runtime, texts: list[str]) -> list[float]:  # noqa: ANN001 - a Runtime
-    from embeddings import embed_one
-
+    """MiniLM on texts it has not seen (the cache in front of it is bypassed)."""
+    model = getattr(runtime.embedder, "inner", runtime.embedder)
     samples = []
     for text_ in texts:
         started = time.perf_counter()
-        embed_one(runtime.embedder, text_)
+        model.embed_batch([text_])
         samples.append((time.perf_counter() - started) * 1000)
     return samples
 
 
 def time_recall(runtime, user_id: str, texts: list[str]) -> list[float]:  # noqa: ANN001 - a Runtime
-    """recall() as a turn runs it, minus the query embedding: the query, row fetch, scoring, last_used_at UPDATE."""
-    from backends.base import Knobs
-    from backends.custom.recall import recall
-
-    embedder = Precomputed(runtime.embedder, sorted(set(texts)))
-    knobs = Knobs.from_settings(runtime.settings, min_similarity=-1.0)  # inject top_k: the last_used_at UPDATE runs too
-    return [recall(runtime.engine, embedder, user_id, text_, knobs, runtime.clock.now(), runtime.settings.importance_weight).recall_ms
-            for text_ in texts]
+    """The custom backend's recall as a turn runs it, minus the query embedding: the turn's
+    vector is handed over (TurnContext.query_vector) and already in the embedder's cache."""
+    vectors = dict(zip(texts, runtime.embedder.embed_batch(texts)))
+    backend = CustomPipelineBackend(runtime)
+    knobs = Knobs.from_settings(runtime.settings, min_similarity=-1.0)  # inject top_k: the last_used_at write runs too
+    samples = []
+    for text_ in texts:
+        context = TurnContext(user_id=user_id, text=text_, knobs=knobs, query_vector=vectors[text_])
+        started = time.perf_counter()
+        backend.prepare_turn(context)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
 
 
 QUESTIONS = ["What should I cook for dinner tonight?", "hello", "Any tips for my trip next week?",
              "How do I fix a borrow checker error in Rust?", "What gift should I buy for my daughter?"]
 
 
-def main() -> None:
+@dataclass
+class SizeResult:
+    size: int
+    pg_ms: list[float]
+    np_ms: list[float]
+    same: float
+    recall_ms: list[float]
+
+
+def fill(runtime, rows: int, sizes: list[int], seed: int = 7) -> tuple[dict[int, tuple[str, np.ndarray, list[uuid.UUID]]], int]:  # noqa: ANN001
+    """Measured users of the given sizes plus filler users up to `rows` rows; VACUUM ANALYZE."""
+    engine, dimension = runtime.engine, runtime.embedder.dimension
+    rng = np.random.default_rng(seed)
+    now = datetime.now(timezone.utc)
+    tag = uuid.uuid4().hex[:6]
+    with engine.connect() as connection:
+        existing = connection.execute(text("SELECT count(*) FROM memories")).scalar_one()
+    measured: dict[int, tuple[str, np.ndarray, list[uuid.UUID]]] = {}
+    for size in sizes:
+        user_id, vectors = f"bench-{tag}-n{size}", unit_vectors(rng, size, dimension)
+        measured[size] = (user_id, vectors, load_rows(engine, user_id, vectors, now))
+    filler = max(rows - existing - sum(sizes), 0)
+    for index in range((filler + FILLER_ROWS_PER_USER - 1) // FILLER_ROWS_PER_USER):
+        count = min(FILLER_ROWS_PER_USER, filler - index * FILLER_ROWS_PER_USER)
+        load_rows(engine, f"bench-{tag}-f{index}", unit_vectors(rng, count, dimension), now)
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM ANALYZE memories"))  # current visibility map: index-only scans
+        total = connection.execute(text("SELECT count(*) FROM memories")).scalar_one()
+    return measured, total
+
+
+def measure(runtime, rows: int, sizes: list[int], queries: int, seed: int = 7) -> tuple[list[SizeResult], int]:  # noqa: ANN001
+    measured, total = fill(runtime, rows, sizes, seed)
+    rng = np.random.default_rng(seed + 1)
+    now = datetime.now(timezone.utc)
+    texts = [f"{question} ({number})" for number, question in enumerate(QUESTIONS * (queries // len(QUESTIONS) + 1))]
+    texts = texts[: max(queries // 4, len(QUESTIONS))]
+    results = []
+    for size, (user_id, vectors, ids) in measured.items():
+        pg_ms, np_ms, same = time_both(runtime.engine, user_id, vectors, ids, unit_vectors(rng, queries, vectors.shape[1]), now)
+        results.append(SizeResult(size, pg_ms, np_ms, same, time_recall(runtime, user_id, texts)))
+    return results, total
+
+
+def figures(runtime, quick: bool) -> list[Figure]:  # noqa: ANN001 - a Runtime
+    rows, queries = (20_000, 60) if quick else (1_000_000, 200)
+    results, total = measure(runtime, rows, [100, 1000, 5000], queries)
+    out = []
+    for r in results:
+        p50 = percentile(r.pg_ms, 50)
+        target, meets = check(p50, "<=", 2.5) if r.size == 5000 else ("-", None)
+        out.append(Figure(f"recall SQL p50, {r.size:,}-memory user, {total:,} rows", p50, "ms", target, meets,
+                          "numpy brute force, same vectors", percentile(r.np_ms, 50)))
+        out.append(Figure(f"recall SQL p95, {r.size:,}-memory user", percentile(r.pg_ms, 95), "ms"))
+        out.append(Figure(f"recall SQL top-{TOP_K} equal to numpy's, {r.size:,}-memory user", r.same, "share",
+                          *check(r.same, ">=", 1.0)))
+        out.append(Figure(f"custom recall without embedding p50, {r.size:,}-memory user", percentile(r.recall_ms, 50), "ms",
+                          baseline="its SQL alone", baseline_value=p50))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Recall query latency vs numpy brute force")
     parser.add_argument("--rows", type=int, default=100_000, help="M: total rows in the memories table")
     parser.add_argument("--sizes", default="100,1000,5000", help="N: live memories of the measured users")
     parser.add_argument("--queries", type=int, default=200, help="timed queries per size")
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
-
-    from scratch import scratch_runtime
-
+    args = parser.parse_args(argv)
+    root = isolate()
+    runtime = scratch_runtime()
     started = time.perf_counter()
-    runtime = scratch_runtime(llm_provider="offline", embedder="local")  # scratch data: never the lab's
-    engine, dimension = runtime.engine, runtime.embedder.dimension
-    rng = np.random.default_rng(args.seed)
-    now = datetime.now(timezone.utc)
-
-    measured: dict[int, tuple[str, np.ndarray, list[uuid.UUID]]] = {}
-    for size in sizes:
-        user_id, vectors = f"bench-n{size}", unit_vectors(rng, size, dimension)
-        measured[size] = (user_id, vectors, load_rows(engine, user_id, vectors, now))
-    filler = max(args.rows - sum(sizes), 0)
-    for index in range((filler + FILLER_ROWS_PER_USER - 1) // FILLER_ROWS_PER_USER):
-        count = min(FILLER_ROWS_PER_USER, filler - index * FILLER_ROWS_PER_USER)
-        load_rows(engine, f"bench-f{index}", unit_vectors(rng, count, dimension), now)
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.execute(text("VACUUM ANALYZE memories"))  # current visibility map: index-only scans
-        total = connection.execute(text("SELECT count(*) FROM memories")).scalar_one()
+    results, total = measure(runtime, args.rows, [int(size) for size in args.sizes.split(",")], args.queries, args.seed)
+    with runtime.engine.connect() as connection:
         shared_buffers = connection.execute(text("SHOW shared_buffers")).scalar_one()
-    print(f"table: {total} rows, {dimension}-d, shared_buffers={shared_buffers}; loaded in {time.perf_counter() - started:.1f} s "
-          f"(data dir {data_dir})")
-    with engine.connect() as connection:
-        plan = explain_nearest(connection, measured[sizes[-1]][0], measured[sizes[-1]][1][0], now, TOP_K)
-    print("plan:", " / ".join(line.strip() for line in plan.splitlines() if "Scan" in line or "Limit" in line))
-
+    print(f"table: {total} rows, {runtime.embedder.dimension}-d, shared_buffers={shared_buffers}; "
+          f"measured in {time.perf_counter() - started:.1f} s (data dir {root})")
     print(f"\n| user's live rows N | table rows M | pgvector query p50 ms | p95 ms | numpy p50 ms | p95 ms "
           f"| ratio p50 (pg/numpy) | same top-{TOP_K} | recall() w/o embedding p50 ms | p95 ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    texts = (QUESTIONS * (args.queries // len(QUESTIONS) + 1))[: max(args.queries // 4, len(QUESTIONS))]
-    for size, (user_id, vectors, ids) in measured.items():
-        queries = unit_vectors(rng, args.queries, dimension)
-        pg_ms, np_ms, same = time_both(engine, user_id, vectors, ids, queries, now)
-        (pg50, pg95), (np50, np95) = percentiles(pg_ms), percentiles(np_ms)
-        r50, r95 = percentiles(time_recall(runtime, user_id, texts))
-        print(f"| {size} | {total} | {pg50:.2f} | {pg95:.2f} | {np50:.3f} | {np95:.3f} | {pg50 / np50:.1f}x | {same:.3f} "
-              f"| {r50:.1f} | {r95:.1f} |")
-    e50, e95 = percentiles(time_embedding(runtime, texts))
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
-    print(f"\nMiniLM query embedding (not in the columns above): p50 {e50:.1f} ms, p95 {e95:.1f} ms; load average {' '.join(load)}")
+    for r in results:
+        pg50, np50 = percentile(r.pg_ms, 50), percentile(r.np_ms, 50)
+        print(f"| {r.size} | {total} | {pg50:.2f} | {percentile(r.pg_ms, 95):.2f} | {np50:.3f} | {percentile(r.np_ms, 95):.3f} "
+              f"| {pg50 / np50:.1f}x | {r.same:.3f} | {percentile(r.recall_ms, 50):.1f} | {percentile(r.recall_ms, 95):.1f} |")
+    embedding = time_embedding(runtime, [f"{q} [{i}]" for i, q in enumerate(QUESTIONS * 8)])
+    print(f"\nMiniLM query embedding (not in the columns above): p50 {percentile(embedding, 50):.1f} ms, "
+          f"p95 {percentile(embedding, 95):.1f} ms; load average {' '.join(map(str, load_average()))}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from chat.store import ConversationStore, plain_text
 from db.models import ConversationSummary, Message
@@ -68,9 +68,10 @@ class History:
         self.model = model
         self.budget = budget_tokens
 
-    def summary_for(self, conversation_id: uuid.UUID) -> ConversationSummary | None:
-        with Session(self.engine) as session:
-            return session.get(ConversationSummary, conversation_id)
+    def summary_for(self, conversation_id: uuid.UUID, user_id: str) -> ConversationSummary | None:
+        with Session(self.engine) as session:  # by user too: every per-user query pins its user (shard key)
+            return session.scalars(select(ConversationSummary).where(
+                ConversationSummary.conversation_id == conversation_id, ConversationSummary.user_id == user_id)).first()
 
     def _save_summary(self, conversation_id: uuid.UUID, user_id: str, content: str, through_seq: int) -> None:
         values = {"conversation_id": conversation_id, "user_id": user_id, "content": content,
@@ -96,7 +97,7 @@ class History:
     def messages_for_request(self, user_id: str, conversation_id: uuid.UUID) -> list[dict[str, Any]]:
         """The stored messages to send, within the budget, summary first when there is one."""
         messages = self.store.load_messages(conversation_id, user_id)
-        summary = self.summary_for(conversation_id)
+        summary = self.summary_for(conversation_id, user_id)
         covered = summary.covers_through_seq if summary else -1
         remaining = [m for m in messages if m.seq > covered]
         summary_text = summary.content if summary else None

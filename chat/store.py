@@ -107,7 +107,7 @@ class ConversationStore:
     # -- conversations -----------------------------------------------------------
     def current_conversation(self, user_id: str, backend: str) -> Conversation:
         """The open conversation of this user with this backend, started if there is none."""
-        with Session(self.engine) as session:
+        with Session(self.engine, expire_on_commit=False) as session:  # no re-read by id after the INSERT
             found = session.scalars(
                 select(Conversation)
                 .where(Conversation.user_id == user_id, Conversation.backend == backend, Conversation.ended_at.is_(None))
@@ -120,7 +120,6 @@ class ConversationStore:
             conversation = Conversation(user_id=user_id, backend=backend, started_at=now, last_activity_at=now)
             session.add(conversation)
             session.commit()
-            session.refresh(conversation)
             return conversation
 
     def end_conversations(self, user_id: str, backend: str) -> list[uuid.UUID]:
@@ -159,7 +158,8 @@ class ConversationStore:
             if session.execute(text("SELECT 1 FROM conversations WHERE id = :id AND user_id = :user FOR KEY SHARE"),
                                {"id": conversation_id, "user": user_id}).first() is None:
                 raise UserErased()
-            last = session.scalar(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id))
+            last = session.scalar(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id,
+                                                                      Message.user_id == user_id))
             seq = -1 if last is None else last
             for item in pending:
                 seq += 1
@@ -170,12 +170,13 @@ class ConversationStore:
                     )
                 )
             session.execute(
-                update(Conversation).where(Conversation.id == conversation_id).values(last_activity_at=now)
+                update(Conversation).where(Conversation.id == conversation_id, Conversation.user_id == user_id)
+                .values(last_activity_at=now)
             )
             session.commit()
         return [item.id for item in pending]
 
     def message_text(self, user_id: str, message_id: str | uuid.UUID) -> str | None:
         with Session(self.engine) as session:
-            message = session.get(Message, uuid.UUID(str(message_id)))
-            return message.text if message is not None and message.user_id == user_id else None
+            return session.scalar(select(Message.text).where(Message.id == uuid.UUID(str(message_id)),
+                                                             Message.user_id == user_id))

@@ -20,6 +20,9 @@ class OpenAIEmbedder:
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "unused"
         self._client = OpenAI(api_key=key, base_url=settings.openai_base_url, timeout=settings.llm_timeout_seconds)
 
+    def warm_up(self) -> None:
+        """Nothing to load: the model runs at the endpoint."""
+
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)

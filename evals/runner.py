@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 
 from backends.base import Knobs, MemoryBackend, TurnContext, TurnResult
 from backends.registry import backend_names, build_backend
+from backends.query_vector import with_query_vector
 from runtime import Runtime
 from clock import Clock
 from evals.background import finish_jobs
@@ -90,7 +91,8 @@ class CaseRun:
         """Do the step's action; a `say` returns its turn once its background jobs are done."""
         if step.say is not None:
             user_id = self.users[step.say.user]
-            turn = self.backend.turn(TurnContext(user_id=user_id, text=step.say.text, knobs=self.knobs))
+            context = with_query_vector(TurnContext(user_id=user_id, text=step.say.text, knobs=self.knobs), self.runtime.embedder)
+            turn = self.backend.turn(context)
             finish_jobs(self.runtime, user_id, turn.jobs)
             return turn
         if step.new_conversation is not None:

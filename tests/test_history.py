@@ -44,7 +44,7 @@ def test_history_stays_within_budget_and_old_turns_become_a_summary(runtime, use
     assert "turn 00" in summarizer.requests[0]
     assert "turn 00" not in str(kept) and "turn 23" in str(kept)
     # The summary is stored (and so erasable) and covers the folded turns.
-    stored = history.summary_for(conversation.id)
+    stored = history.summary_for(conversation.id, user_id)
     assert stored is not None and stored.content == f"summary #{len(summarizer.requests)}"
     # Folding in halves keeps the prefix stable: far fewer folds than turns.
     assert len(summarizer.requests) <= 8

@@ -13,10 +13,12 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from backends.base import MemoryBackend, TurnContext, TurnResult
+from backends.query_vector import with_query_vector
 from chat.errors import log_error, plain_error
+from embeddings import Embedder
 
 POLL_SECONDS = 0.05
 StreamUpdate = Callable[[str, str], None]
@@ -45,15 +47,29 @@ def _drain(chunks: queue.Queue[str]) -> str:
 
 
 def run_parallel(
-    backends: dict[str, MemoryBackend], context: TurnContext, update: StreamUpdate | None = None
+    backends: dict[str, MemoryBackend], context: TurnContext, update: StreamUpdate | None = None,
+    embedder: Embedder | None = None,
 ) -> dict[str, TurnResult]:
-    """Run the turn in every backend concurrently; returns results in the backends' order."""
+    """Run the turn in every backend concurrently; returns results in the backends' order.
+
+    With `embedder`, the message is embedded once here (TurnContext.query_vector) for the
+    backends that recall by vector; the others start first, so the embedding overlaps
+    their turns instead of delaying every column.
+    """
     queues: dict[str, queue.Queue[str]] = {name: queue.Queue() for name in backends}
     streamed = {name: "" for name in backends}
     with ThreadPoolExecutor(max_workers=max(1, len(backends)), thread_name_prefix="lab-turn") as pool:
+        def start(name: str, backend: MemoryBackend, turn_context: TurnContext) -> Future[TurnResult]:
+            return pool.submit(safe_turn, backend, turn_context, queues[name].put)
+
         futures: dict[str, Future[TurnResult]] = {
-            name: pool.submit(safe_turn, backend, context, queues[name].put) for name, backend in backends.items()
+            name: start(name, backend, context) for name, backend in backends.items()
+            if embedder is None or not backend.recalls_by_vector
         }
+        if len(futures) < len(backends):
+            embedded = with_query_vector(context, embedder)
+            futures.update({name: start(name, backend, embedded) for name, backend in backends.items() if name not in futures})
+        futures = {name: futures[name] for name in backends}  # the backends' order
         while True:
             finished = all(future.done() for future in futures.values())
             for name, chunks in queues.items():
@@ -64,5 +80,7 @@ def run_parallel(
                         update(name, streamed[name])
             if finished:
                 break
-            time.sleep(POLL_SECONDS)
+            # Wake at once when a backend finishes (a plain sleep added up to POLL_SECONDS to
+            # every turn's wall time), else every POLL_SECONDS to stream the text so far.
+            wait([f for f in futures.values() if not f.done()], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
     return {name: future.result() for name, future in futures.items()}

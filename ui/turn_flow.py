@@ -35,8 +35,9 @@ def run_turn(
 ) -> Turn:
     mark = last_event_id(runtime.engine, user_id)
     context = TurnContext(user_id=user_id, text=text, knobs=knobs)
-    started = time.perf_counter()
-    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR))
+    started = time.perf_counter()  # the one embedding of the message is part of the turn's wall time
+    results = run_parallel(active, context, update=lambda name, so_far: placeholders[name].markdown(so_far + CURSOR),
+                           embedder=runtime.embedder)
     turn = Turn(text=text, results=results, wall_ms=(time.perf_counter() - started) * 1000, knobs=knobs)
     if not knobs.incognito:
         run_background_work(runtime, user_id)

@@ -27,6 +27,7 @@ from chat.turn import ChatTurnRunner
 class CustomPipelineBackend(MemoryBackend):
     name = "custom"
     label = "Custom pipeline"
+    recalls_by_vector = True
     description = "Our extraction -> Postgres/pgvector -> scored recall -> injected notes, with update, expiry and deletion."
 
     def __init__(self, runtime: Services) -> None:

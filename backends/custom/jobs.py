@@ -132,9 +132,8 @@ def extract_and_apply(runtime: Services, user_id: str, turns: list[Turn], guard_
 
 
 def _message(runtime: Services, user_id: str, message_id: str) -> Message | None:
-    with Session(runtime.engine) as session:
-        message = session.get(Message, uuid.UUID(message_id))
-    return message if message is not None and message.user_id == user_id else None
+    with Session(runtime.engine) as session:  # by id AND user: an id alone is no authority (and no shard key)
+        return session.scalars(select(Message).where(Message.id == uuid.UUID(message_id), Message.user_id == user_id)).first()
 
 
 def run_extraction(runtime: Services, payload: dict[str, Any], job_id: int | None) -> dict[str, Any] | None:

@@ -38,6 +38,7 @@ def _record(item: dict[str, Any]) -> MemoryRecord:
 class Mem0Backend(MemoryBackend):
     name = BACKEND
     label = "Mem0"
+    recalls_by_vector = True
     description = "mem0ai's open-source Memory: its own extraction, pgvector store and search."
 
     def __init__(self, runtime: Services, store: Mem0Store | None = None) -> None:
@@ -50,9 +51,13 @@ class Mem0Backend(MemoryBackend):
         """Built on first use: the lab can list backends without loading Mem0."""
         return self._given_store or get_store(self.runtime)
 
+    def warm_up(self) -> None:
+        """Import Mem0, open its pool, check its tables: about half a second, off the first turn."""
+        self.store  # noqa: B018 - the cached property builds the store
+
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
-        return recall(self.store, context.user_id, context.text, context.knobs)
+        return recall(self.store, context.user_id, context.text, context.knobs, context.query_vector)
 
     def run_turn(self, context: TurnContext, recall: Recall, on_text: TextCallback | None = None) -> TurnResult:
         step = forget_step(lambda topic: self.forget(context.user_id, topic))  # the session's user, never tool input

@@ -1,7 +1,7 @@
 """Mem0's configuration dict, built from the lab's settings and runtime (never by hand).
 
 LLM: Anthropic (the real API, or the offline model through its base URL) or Mem0's openai
-provider; embedder: the same local MiniLM folder the lab uses (or OpenAI); vector store:
+provider; embedder: a placeholder the store swaps for the lab's own (one model per process); vector store:
 Mem0's pgvector store on OUR database; history: a SQLite file inside the data dir.
 """
 
@@ -70,15 +70,21 @@ def llm_config(settings: Settings) -> dict[str, Any]:
                                                 "enable_sampling_parameters": False}}
 
 
-def embedder_config(settings: Settings, dimension: int) -> dict[str, Any]:
-    if settings.embedder == "openai":
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "unused"
-        return {"provider": "openai", "config": {"model": settings.openai_embedding_model, "api_key": key,
-                                                 "openai_base_url": settings.openai_base_url, "embedding_dims": dimension}}
-    from embeddings.local import local_model_path
+PLACEHOLDER_EMBEDDER_URL = "http://127.0.0.1:9/replaced-by-the-lab-embedder"
+"""Loopback's discard port: if the placeholder were ever called it would fail at once, locally."""
 
-    return {"provider": "huggingface", "config": {"model": local_model_path(), "embedding_dims": dimension,
-                                                  "model_kwargs": {"device": "cpu"}}}
+
+def embedder_config(dimension: int) -> dict[str, Any]:
+    """A placeholder that costs nothing to build: the store replaces it with the lab's embedder.
+
+    `Memory.__init__` builds an embedder from this entry before we can hand it ours; a
+    `huggingface` entry would load a second copy of MiniLM (seconds, about 90 MB) only for
+    it to be replaced. Mem0's `openai` client is built without any request, and the store
+    sets `memory.embedding_model` to `LabEmbedding` right after (backends/mem0_backend/embedder.py),
+    so the vectors come from the same model as the custom pipeline's, local or OpenAI.
+    """
+    return {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": PLACEHOLDER_EMBEDDER_URL,
+                                             "embedding_dims": dimension}}
 
 
 def history_db_path(settings: Settings) -> str:
@@ -100,6 +106,6 @@ def mem0_config(settings: Settings, engine: Engine, dimension: int, collection: 
             "diskann": False,
         }},
         "llm": llm_config(settings),
-        "embedder": embedder_config(settings, dimension),
+        "embedder": embedder_config(dimension),
         "history_db_path": history_db_path(settings),
     }

@@ -9,6 +9,7 @@ the columns compare like for like.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from backends.base import Knobs, Note, Recall
 from backends.mem0_backend.store import Hit, Mem0Store
@@ -31,11 +32,12 @@ def select_notes(notes: list[Note], knobs: Knobs) -> list[Note]:
     return injected
 
 
-def recall(store: Mem0Store, user_id: str, query: str, knobs: Knobs) -> Recall:
+def recall(store: Mem0Store, user_id: str, query: str, knobs: Knobs, vector: Any = None) -> Recall:
+    """`vector`: the message's embedding computed once for the turn (TurnContext.query_vector)."""
     if not query.strip():  # Mem0 rejects an empty query; there is nothing to recall for it
         return Recall(skipped_reason="empty message", requested=knobs.top_k)
     started = time.perf_counter()
-    hits = store.search(user_id, query, top_k=knobs.top_k)
+    hits = store.search(user_id, query, top_k=knobs.top_k, vector=vector)
     notes = [to_note(hit) for hit in hits]
     injected = select_notes(notes, knobs)
     return Recall(notes=notes, system_message=format_notes(injected), recall_ms=(time.perf_counter() - started) * 1000,

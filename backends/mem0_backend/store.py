@@ -1,8 +1,8 @@
 """One configured Mem0 `Memory` per process and configuration, with the operations the
 backend needs, each scoped to one user.
 
-Building a `Memory` loads an embedding model and opens a connection pool, so it is done
-once and shared by the backend (request path) and the `mem0.add` job handler (worker).
+Building a `Memory` opens a connection pool (its embedder is the process's shared one,
+see embedder.py), so it is done once and shared by the backend (request path) and the `mem0.add` job handler (worker).
 Every call takes the user id from the caller (the server session), never from a model.
 """
 
@@ -18,6 +18,7 @@ from sqlalchemy import Engine, text
 
 from backends.mem0_backend import history, indexes
 from backends.mem0_backend.config import COLLECTION, history_db_path, mem0_config
+from backends.mem0_backend.embedder import LabEmbedding
 from backends.mem0_backend.library import json_helpers, memory_class
 from backends.mem0_backend.llm_guard import guard_llm, mem0_json_parser
 from backends.services import Services
@@ -71,15 +72,18 @@ class Mem0Store:
         indexes.check_dimension(self.engine, collection, dimension)
         config = mem0_config(settings, self.engine, dimension, collection, self.default_index)
         self.memory = memory_class(settings).from_config(config)
+        self.embedding = self.memory.embedding_model = LabEmbedding(runtime.embedder)  # the process's one MiniLM
         self.memory.llm = guard_llm(self.memory.llm, settings, mem0_json_parser(*json_helpers(settings)))
         self.memory.vector_store.create_col()  # idempotent; Mem0 would otherwise create it lazily
         indexes.ensure_layout(self.engine, collection, self.default_index)
 
     # -- recall ------------------------------------------------------------------
-    def search(self, user_id: str, query: str, top_k: int, threshold: float = 0.0) -> list[Hit]:
-        """Mem0's own search for this user; `explain` keeps the cosine similarity of each hit."""
-        result = self.memory.search(query, top_k=top_k, filters={"user_id": user_id},
-                                    threshold=min(max(threshold, 0.0), 1.0), explain=True)
+    def search(self, user_id: str, query: str, top_k: int, threshold: float = 0.0, vector: Any = None) -> list[Hit]:
+        """Mem0's own search for this user; `explain` keeps the cosine similarity of each hit.
+        `vector`: the query's embedding when the turn already has it (Mem0 then embeds nothing)."""
+        with self.embedding.given(query, vector):
+            result = self.memory.search(query, top_k=top_k, filters={"user_id": user_id},
+                                        threshold=min(max(threshold, 0.0), 1.0), explain=True)
         return [_hit(item) for item in result["results"]]
 
     # -- writes --------------------------------------------------------------------

@@ -139,7 +139,7 @@ def test_history_folding_never_orphans_tool_results(runtime, user_id) -> None:
         result = backend.turn(TurnContext(user_id=user_id, text=text))
         assert result.error is None, result.error
     conversation = uuid.UUID(result.conversation_id)
-    assert small.history.summary_for(conversation) is not None  # the history did fold
+    assert small.history.summary_for(conversation, user_id) is not None  # the history did fold
     request = small.history.messages_for_request(user_id, conversation)
     first_blocks = request[0]["content"]
     assert request[0]["role"] == "user"

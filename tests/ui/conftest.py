@@ -30,8 +30,6 @@ def _stop_lab_scheduler():
     yield
     from ui import resources
 
-    if not resources._started.is_set():
-        return
-    running = resources.scheduler()
+    running = resources.running_scheduler()
     if running is not None:
         running.shutdown(wait=False)

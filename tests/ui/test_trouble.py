@@ -72,7 +72,7 @@ def test_rate_limit_is_a_readable_message_and_the_chat_recovers(lab):
 
 def test_a_settings_error_at_start_is_one_line(monkeypatch):
     monkeypatch.setenv("MIN_SIMILARITY", "5")
-    monkeypatch.setattr(resources, "_started", type(resources._started)())  # a fresh, unset Event
+    monkeypatch.setattr(resources, "_startup", None)  # as if this process had not started the lab yet
     get_settings.cache_clear()
     try:
         at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
