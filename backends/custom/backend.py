@@ -34,6 +34,10 @@ class CustomPipelineBackend(MemoryBackend):
         self.runtime = runtime
         self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
 
+    def warm_up(self) -> None:
+        """Embed the retrieval topics' asks (about a second with MiniLM), off the first turn."""
+        topic_index(self.runtime.embedder)
+
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:
         return recall(self.runtime.engine, self.runtime.embedder, topic_index(self.runtime.embedder), context.user_id,
