@@ -38,8 +38,9 @@ REGULARISATION = 1.0
 
 
 SMALL_POOLS = (1, 2, 3, 5)
-"""Also train on smaller profiles of these sizes: the same message, the memories it needs,
-the closest one it does not, and random others to fill the size. A lab user has a handful of memories, and the
+"""Also train on smaller profiles of these sizes: the same message, the memories it needs
+(and, as often, a profile without them: the user who never said what the message is
+about), the closest one it does not, and random others to fill the size. A lab user has a handful of memories, and the
 relative features (rank, gap, z-score) of a 3-memory pool differ from a 12-memory one;
 fitted on 12-memory profiles only, a needed memory standing alone scored under the gate
 94% of the time on the dev set."""
@@ -59,10 +60,11 @@ class LabelledMessage:
     described: list[Candidate]
     personal: bool
 
-    def smaller_profile(self, size: int, rng: random.Random) -> list[int]:
-        """The needed memories, the closest unneeded one (the hard negative: a small profile
-        has one as often as a large one), and random others, `size` in all."""
-        needed = [i for i, memory in enumerate(self.memory_ids) if memory in self.relevant]
+    def smaller_profile(self, size: int, rng: random.Random, with_needed: bool = True) -> list[int]:
+        """The needed memories (or, `with_needed=False`, a user who lacks them), the closest
+        unneeded one (the hard negative: a small profile has one as often as a large one),
+        and random others, `size` in all."""
+        needed = [i for i, memory in enumerate(self.memory_ids) if memory in self.relevant] if with_needed else []
         others = sorted((i for i, memory in enumerate(self.memory_ids) if memory not in self.relevant),
                         key=lambda i: self.described[i].similarity, reverse=True)
         hardest, rest = others[:1], others[1:]
@@ -83,7 +85,8 @@ def collect(profiles: list[Profile], runtime: Runtime, progress=stderr_progress)
         try:
             run.load()
             for message in profile.queries:
-                found = candidates_for(runtime.engine, embedder, topics, run.user_id, message.text, runtime.clock.now())
+                found = candidates_for(runtime.engine, embedder, topics, run.user_id, message.text, runtime.clock.now(),
+                                       runtime.settings.half_life_days)
                 ids = [run.set_id_of.get(row.id, row.id) for row in found.rows]
                 messages.append(LabelledMessage(profile.id, group, message.text, message.relevant, ids, found.described,
                                                 found.personal))
@@ -98,7 +101,9 @@ def training_rows(messages: list[LabelledMessage], seed: int = 0) -> tuple[np.nd
     weighted SMALL_POOL_WEIGHT in all so the full profiles keep deciding the ranking."""
     rng, blocks, labels, weights = random.Random(seed), [], [], []
     for message in messages:
-        pools = [message.smaller_profile(size, rng) for size in SMALL_POOLS if size < len(message.memory_ids)]
+        sizes = [size for size in SMALL_POOLS if size < len(message.memory_ids)]
+        pools = [message.smaller_profile(size, rng, with_needed) for size in sizes
+                 for with_needed in ((True, False) if message.relevant else (True,))]
         for keep in [None, *pools]:
             rows, y = message.rows(keep)
             blocks.append(rows)

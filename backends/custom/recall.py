@@ -7,7 +7,8 @@ Python over at most a few dozen rows:
   from similarity, topic affinity, rank among the user's candidates, whether the message
   is about its sender, shared words), because a raw cosine gate cannot tell "hello" from a
   dinner question;
-- score: relevance decayed by age for episodic memories only, plus an importance bonus;
+- score: relevance plus an importance bonus (the age of an episodic memory is one of
+  relevance's features: an event's decay is weighed, not multiplied blindly);
 - the gate (the MIN_SIMILARITY slider, read against relevance), top-k and a TOKEN budget.
 Procedural memories (how the user wants to be answered) apply to every turn and bypass
 the gate. Every candidate comes back with its numbers and its fate, so the lab can show
@@ -66,7 +67,7 @@ class Candidates:
 
 
 def candidates_for(engine: Engine, embedder: Embedder, topics: TopicIndex, user_id: str, message: str,
-                   now: datetime, query_vector: np.ndarray | None = None) -> Candidates:
+                   now: datetime, half_life_days: float, query_vector: np.ndarray | None = None) -> Candidates:
     """One embedding (unless the turn brings it), one query, and each row's features."""
     vector = embed_one(embedder, message) if query_vector is None else query_vector
     affinity = topics.affinity(vector)
@@ -76,18 +77,20 @@ def candidates_for(engine: Engine, embedder: Embedder, topics: TopicIndex, user_
     described = [Candidate(similarity=row.similarity,
                            topic_affinity=max((affinity.get(topic, 0.0) for topic in row.topics), default=0.0),
                            episodic=row.kind == "episodic", shared_words=len(stems & content_stems(row.content)),
-                           topic_count=len(row.topics))
+                           topic_count=len(row.topics), recency=recency(row.kind, row.created_at, now, half_life_days))
                  for row in rows]
     return Candidates(rows, described, is_personal(message))
 
 
 def _notes(found: Candidates, embedder_name: str, now: datetime, knobs: Knobs, importance_weight: float) -> list[Note]:
     notes = []
-    for row, rel in zip(found.rows, relevance(found.described, found.personal, calibration_for(embedder_name))):
-        rec = recency(row.kind, row.created_at, now, knobs.half_life_days)
+    calibration = calibration_for(embedder_name)
+    for row, described, rel in zip(found.rows, found.described, relevance(found.described, found.personal, calibration)):
+        # A calibrated relevance already weighs the memory's age (a feature); the cosine fallback does not.
+        rel = rel if calibration is not None else rel * described.recency
         note = Note(memory_id=row.id, kind=row.kind, content=row.content, created_at=row.created_at,
-                    similarity=row.similarity, relevance=rel * rec, recency=rec, importance=row.importance,
-                    score=rel * rec + importance_weight * (row.importance - IMPORTANCE_NEUTRAL))
+                    similarity=row.similarity, relevance=rel, recency=described.recency, importance=row.importance,
+                    score=rel + importance_weight * (row.importance - IMPORTANCE_NEUTRAL))
         note.tokens = approx_tokens(note_line(note))
         notes.append(note)
     return notes
@@ -130,7 +133,7 @@ def recall(engine: Engine, embedder: Embedder, topics: TopicIndex, user_id: str,
            now: datetime, importance_weight: float, query_vector: np.ndarray | None = None) -> Recall:
     """Score the user's candidate memories for this text and decide what to inject."""
     started = time.perf_counter()
-    found = candidates_for(engine, embedder, topics, user_id, query, now, query_vector)
+    found = candidates_for(engine, embedder, topics, user_id, query, now, knobs.half_life_days, query_vector)
     notes = _notes(found, embedder.name, now, knobs, importance_weight)
     injected = select_notes(notes, knobs)
     if injected:

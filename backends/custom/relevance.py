@@ -32,6 +32,7 @@ TOPIC_WEIGHT = 0.5
 FEATURES = (
     "similarity", "topic_affinity", "combined", "reciprocal_rank", "gap_to_best", "zscore",
     "personal", "personal_x_combined", "episodic", "shared_words", "best_similarity", "best_combined", "topic_count",
+    "recency",
 )
 
 _STOP = frozenset(
@@ -59,6 +60,8 @@ class Candidate:
     shared_words: int
     topic_count: int = 0
     """A memory about many topics matches many messages by topic alone: the model discounts it."""
+    recency: float = 1.0
+    """The half-life decay of an episodic memory (1 for facts and rules)."""
 
 
 class Calibration(BaseModel):
@@ -108,6 +111,7 @@ def feature_rows(candidates: list[Candidate], personal: bool) -> np.ndarray:
         "best_similarity": np.full(len(candidates), similarity.max()),
         "best_combined": np.full(len(candidates), combined.max()),
         "topic_count": np.array([float(c.topic_count) for c in candidates]),
+        "recency": np.array([c.recency for c in candidates]),
     }
     return np.column_stack([columns[name] for name in FEATURES])
 

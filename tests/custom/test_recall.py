@@ -71,7 +71,7 @@ def test_hello_injects_nothing_and_a_recipe_question_injects_the_diet(backend: C
     assert diet.status == "injected" and rust.status == "below_threshold"
     assert diet.relevance > backend.runtime.settings.min_similarity > rust.relevance
     assert diet.similarity < 0.5, "the cosine alone is weak: relevance is what carries it"
-    assert diet.score == diet.relevance * diet.recency + backend.runtime.settings.importance_weight * (diet.importance - 0.5)
+    assert diet.score == diet.relevance + backend.runtime.settings.importance_weight * (diet.importance - 0.5)
     assert recall.system_message.startswith(NOTES_HEADER) and "User is vegetarian." in recall.system_message
     assert "Rust" not in recall.system_message
     assert recall.recall_ms > 0 and recall.returned == 2
