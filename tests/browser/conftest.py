@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
@@ -71,10 +72,10 @@ def lab_url(data_dir: Path) -> Iterator[str]:
             process.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
+    """One Playwright per test module: the sync API cannot start a second one in the same
+    thread while another is alive, and other folders' modules import this fixture."""
     playwright = sync_playwright().start()
     chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     try:

@@ -87,10 +87,11 @@ def test_canary_in_no_table_stats_file_or_log_after_erasure(runtime: Runtime, da
     user, keeper = new_user(runtime, "rel-erase"), new_user(runtime, "rel-keep")
     backends = [build_backend(name, runtime) for name in BACKENDS]
     for backend in backends:
-        turn(backend, user, f"Remember that my code word is {canary}.")
+        # Not "my code word": a code word is a secret now, and secrets are never stored.
+        turn(backend, user, f"Remember that my favourite bird is the {canary}.")
         turn(backend, keeper, "Remember that my favourite fruit is mango.")
         drain(runtime, max_seconds=60)
-        turn(backend, user, "What is my code word?")  # recalled: the canary lands in an injected row too
+        turn(backend, user, "What is my favourite bird?")  # recalled: the canary lands in an injected row too
     drain(runtime, max_seconds=60)
     with runtime.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
         connection.execute(text("ANALYZE"))  # what autovacuum does by itself

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from ui import resources
 from streamlit.testing.v1 import AppTest
 
 from backends.registry import backend_names
@@ -24,12 +26,9 @@ RAW_MARKS = ("[SQL", "[parameters", "Traceback", "autoflush", "psycopg", "sqlalc
 def _stop_lab_scheduler():
     """The lab starts one scheduler per process; stop it when these tests are done."""
     yield
-    from ui import resources
-
-    if resources._started.is_set():
-        running = resources.scheduler()
-        if running is not None:
-            running.shutdown(wait=False)
+    running = resources.running_scheduler()
+    if running is not None:
+        running.shutdown(wait=False)
 
 
 @pytest.fixture()
