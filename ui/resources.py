@@ -154,9 +154,13 @@ def scheduler() -> Any:
         return _scheduler
 
 
-def running_scheduler() -> Any:
-    """The scheduler if this process started one, else None (never starts it)."""
-    return _scheduler
+def stop_scheduler() -> None:
+    """Stop this process's scheduler, if it started one; the next page run starts a new one."""
+    global _scheduler
+    with _scheduler_lock:
+        if _scheduler is not None and _scheduler.running:
+            _scheduler.shutdown(wait=False)
+        _scheduler = None
 
 
 def available_backends() -> list[str]:

@@ -26,9 +26,7 @@ RAW_MARKS = ("[SQL", "[parameters", "Traceback", "autoflush", "psycopg", "sqlalc
 def _stop_lab_scheduler():
     """The lab starts one scheduler per process; stop it when these tests are done."""
     yield
-    running = resources.running_scheduler()
-    if running is not None:
-        running.shutdown(wait=False)
+    resources.stop_scheduler()
 
 
 @pytest.fixture()

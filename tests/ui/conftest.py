@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+from ui import resources
 from streamlit.testing.v1 import AppTest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,8 +30,4 @@ def lab(runtime, user_id):
 def _stop_lab_scheduler():
     """The lab starts one scheduler per process; stop it before the interpreter exits."""
     yield
-    from ui import resources
-
-    running = resources.running_scheduler()
-    if running is not None:
-        running.shutdown(wait=False)
+    resources.stop_scheduler()
