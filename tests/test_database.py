@@ -94,7 +94,9 @@ def test_recall_statement_is_one_index_only_scan_and_exact(runtime, user_id, mak
         connection.execute(text("SET enable_seqscan = off"))
         plan = explain_recall(connection, user_id, query, now, 30, ["diet"], 10)
         rows = recall_candidates(connection, user_id, query, now, 30, ["diet"], 10)
-    assert plan.count("Index Only Scan using memories_live_by_user_half") == 1, plan
+    # Both arms (nearest, topical) read the covering index only; no arm scans the table.
+    assert plan.count("Index Only Scan using memories_live_by_user_half") == 2, plan
+    assert "Seq Scan" not in plan and "Bitmap Heap Scan" not in plan, plan
     mine = {str(memory_id) for (memory_id,) in _ids(runtime, user_id)}
     assert {row.id for row in rows} <= mine
     top = np.argsort(-(vectors @ query))[:30]

@@ -28,6 +28,7 @@ from backends.base import TurnContext
 from backends.query_vector import with_query_vector
 from backends.registry import backend_names, build_backend
 from jobs.runner import drain
+from pgvector import HalfVector
 
 PARTITIONS = 16
 COPY = "memories_by_user_test"
@@ -102,14 +103,16 @@ def partitioned(engine) -> Iterator[list[str]]:
         connection.execute(text("DELETE FROM users WHERE id = ANY(:users)"), {"users": users})
 
 
-KNOWN_PARAMETERS = {"user_id", "query", "now", "limit", "k", "top_k", "candidates", "topics", "topical_limit"}
+KNOWN_PARAMETERS = {"user_id", "query", "query_half", "now", "limit", "k", "top_k", "candidates", "topics",
+                    "topical_limit"}
 
 
 def parameters(sql: str, user_id: str, vector: np.ndarray) -> dict[str, Any]:
     names = set(text(sql).compile().params)
     unknown = names - KNOWN_PARAMETERS
     assert not unknown, f"the recall SQL takes parameters this test does not know yet: {sorted(unknown)}"
-    values = {"user_id": user_id, "query": vector, "now": datetime.now(timezone.utc), "limit": 30, "k": 30,
+    values = {"user_id": user_id, "query": vector, "query_half": HalfVector(vector), "now": datetime.now(timezone.utc),
+              "limit": 30, "k": 30,
               "top_k": 30, "candidates": 30, "topics": ["travel", "food"], "topical_limit": 10}
     return {name: values[name] for name in names}
 
