@@ -82,7 +82,7 @@ def candidates_for(engine: Engine, embedder: Embedder, topics: TopicIndex, user_
     return Candidates(rows, described, is_personal(message))
 
 
-def _notes(found: Candidates, embedder_name: str, now: datetime, knobs: Knobs, importance_weight: float) -> list[Note]:
+def _notes(found: Candidates, embedder_name: str, importance_weight: float) -> list[Note]:
     notes = []
     calibration = calibration_for(embedder_name)
     for row, described, rel in zip(found.rows, found.described, relevance(found.described, found.personal, calibration)):
@@ -134,7 +134,7 @@ def recall(engine: Engine, embedder: Embedder, topics: TopicIndex, user_id: str,
     """Score the user's candidate memories for this text and decide what to inject."""
     started = time.perf_counter()
     found = candidates_for(engine, embedder, topics, user_id, query, now, knobs.half_life_days, query_vector)
-    notes = _notes(found, embedder.name, now, knobs, importance_weight)
+    notes = _notes(found, embedder.name, importance_weight)
     injected = select_notes(notes, knobs)
     if injected:
         mark_used(engine, user_id, [note.memory_id for note in injected], now)
