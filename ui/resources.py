@@ -63,7 +63,7 @@ class Startup:
         self._add("database", "Starting the database (a fresh data dir runs initdb first)", get_runtime)
         self._add("embedder", "Loading the embedding model (MiniLM)", get_embedder(self.settings).warm_up)
         if self.settings.is_offline:
-            self._add("offline", "Starting the offline model", offline_base_url)
+            self._add("offline", "Starting the offline model", lambda: offline_base_url(self.settings))
         self._add("backends", "Building the backends", self._build_backends)
         self._add("connect", "Connecting the backends (Mem0's tables and pool)", self._warm_backends)
         self._add("scheduler", "Starting the background scheduler", self._start_scheduler)
