@@ -23,7 +23,7 @@ import uuid
 from backends.base import TurnContext
 from backends.query_vector import with_query_vector
 from backends.registry import backend_names, build_backend
-from benchmarks.figures import Figure, check, percentile
+from benchmarks.figures import Figure, percentile
 from benchmarks.isolated import isolate
 from jobs.runner import drain
 from scratch import scratch_runtime

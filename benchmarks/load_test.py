@@ -32,7 +32,7 @@ from sqlalchemy import text
 
 from backends.base import TurnContext
 from backends.registry import backend_names, build_backend
-from benchmarks.figures import Figure, check, load_average, percentile, table
+from benchmarks.figures import Figure, check, load_average, percentile
 from benchmarks.isolated import isolate
 from jobs.runner import drain, run_until_idle
 from scratch import scratch_runtime

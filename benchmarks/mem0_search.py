@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import statistics
 import time
 import uuid
@@ -166,10 +165,6 @@ def measure(store: Any, vector_store: Any, user_id: str, truth: tuple[list[str],
         result.search_ms.append((time.perf_counter() - started) * 1000)
         result.recall.append(len({hit.id for hit in hits} & set(brute_force_top(*truth, vector))))
     return result
-
-
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
 
 # -- the benchmark run ---------------------------------------------------------------------

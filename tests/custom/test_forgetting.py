@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine, select, text, update
