@@ -81,8 +81,9 @@ def _pattern(value: str) -> re.Pattern[str]:
     return re.compile("|".join(rf"(?<![0-9A-Za-z]){re.escape(s)}(?![0-9A-Za-z])" for s in _spellings(value)), re.I)
 
 
-UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
-"""Row ids are not user text: a short code like 4417 is a group of one in 4,096 random uuids."""
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+"""Row ids are not user text: a short code like 4417 is a group of one in 4,096 random uuids.
+No word boundaries: in a SQLite file's raw bytes a uuid often follows a record-header byte."""
 
 
 def _postgres_texts(engine) -> dict[str, str]:
