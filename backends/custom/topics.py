@@ -30,6 +30,9 @@ LEXICON = Path(__file__).parent / "lexicon" / "topics.yaml"
 DESCRIPTION_MATCH = 0.30
 """A memory this close (cosine) to a topic's description gets the topic without a cue word."""
 
+NEAREST_TOPIC_FLOOR = 0.10
+"""A memory with no topic takes its nearest description's topic if at least this close."""
+
 QUERY_TOPICS = 3
 """How many of the message's closest topics pull their memories into the candidates."""
 
@@ -43,21 +46,38 @@ class Topic:
     words: frozenset[str]
     prefixes: tuple[str, ...]
     asks: tuple[str, ...]
+    suffixes: tuple[str, ...] = ()
+    """Word endings that name the topic whatever the stem (medicine's "-itis", "-osis"):
+    a lexicon of conditions can never be complete, their morphology nearly is."""
 
     def cued_by(self, words: set[str]) -> bool:
-        return any(_singular(word) in self.words or word in self.words or word.startswith(self.prefixes) for word in words)
+        return any(_singular(word) in self.words or word in self.words or word.startswith(self.prefixes)
+                   or self._ends_as(word) for word in words)
+
+    def _ends_as(self, word: str) -> bool:
+        return any(word.endswith(suffix) and len(word) > len(suffix) + 2 for suffix in self.suffixes)
+
+
+_ES_PLURAL = ("ches", "shes", "sses", "xes", "zes", "oes")
+"""Plurals that take "-es" ("matches", "tomatoes"); any other "-es" is "-e" + "s" ("codes", not "cod")."""
 
 
 def _singular(word: str) -> str:
-    for suffix in ("es", "s"):
-        if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            return word[: -len(suffix)]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(_ES_PLURAL) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
     return word
 
 
 def words_of(text: str) -> set[str]:
-    """Lower-case words, the memory's grammatical subject ("User", "User's") dropped."""
-    return {word.strip("'-") for word in _WORD.findall(text.lower())} - {"user", "user's"}
+    """Lower-case words, the memory's grammatical subject ("User", "User's") dropped.
+    A hyphenated compound also gives its parts ("colour-blind" is about blindness)."""
+    words = {word.strip("'-") for word in _WORD.findall(text.lower())}
+    parts = {part for word in words if "-" in word for part in word.split("-") if len(part) > 2}
+    return (words | parts) - {"user", "user's"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -70,7 +90,7 @@ def load_topics(path: Path = LEXICON) -> tuple[Topic, ...]:
             name=entry["topic"], description=entry["description"],
             words=frozenset(cue for cue in cues if not cue.endswith("*")),
             prefixes=tuple(cue[:-1] for cue in cues if cue.endswith("*")),
-            asks=tuple(entry["asks"]),
+            asks=tuple(entry["asks"]), suffixes=tuple(entry.get("suffixes", [])),
         ))
     return tuple(topics)
 
@@ -89,8 +109,13 @@ class TopicIndex:
     def memory_topics(self, text: str, vector: np.ndarray) -> list[str]:
         """The topics a memory is about: named by a cue word, or close to the description."""
         words = words_of(text)
-        close = self.descriptions @ np.asarray(vector, dtype=np.float32) >= DESCRIPTION_MATCH
-        return [topic.name for topic, near in zip(self.topics, close) if near or topic.cued_by(words)]
+        closeness = self.descriptions @ np.asarray(vector, dtype=np.float32)
+        found = [topic.name for topic, near in zip(self.topics, closeness >= DESCRIPTION_MATCH) if near or topic.cued_by(words)]
+        if not found and closeness.max() >= NEAREST_TOPIC_FLOOR:
+            # No cue and no close description (a drug or a condition the lexicon lacks): the
+            # nearest topic is still a better key than none, which no message can reach.
+            found = [self.names[int(closeness.argmax())]]
+        return found
 
     def affinity(self, query_vector: np.ndarray) -> dict[str, float]:
         """Per topic, the message's best cosine to what people ask when the topic matters."""

@@ -9,7 +9,7 @@ import pytest
 from backends.custom.memory_voice import first_person_verb, in_user_voice
 from backends.custom.message_form import is_personal
 from backends.custom.relevance import FEATURES, Candidate, calibration_for, feature_rows, relevance
-from backends.custom.topics import asked_topics, topic_index
+from backends.custom.topics import asked_topics, load_topics, topic_index, words_of
 from embeddings import embed_one
 
 
@@ -65,11 +65,35 @@ def test_memories_get_topics_from_cue_words_and_messages_ask_for_them(runtime) -
     assert "health" in asked
 
 
+@pytest.mark.parametrize("text, topic, expected", [
+    ("User's studio records jingles for radio.", "study", False),  # "stud*" once took a studio for studying
+    ("User takes the ferry to work.", "health", False),            # "takes" is not a medication
+    ("User codes in Rust.", "diet", False),                        # "codes" is not the plural of "cod"
+    ("User started a pottery course.", "goal", False),             # an event, not a goal
+    ("User has bronchitis.", "health", True),                      # a condition named by its ending
+    ("User is colour-blind.", "health", True),                     # a compound gives its parts
+    ("User broke her collarbone cycling.", "health", True),        # a body part
+    ("User's allergies flare up in spring.", "health", True),      # "-ies" plural
+    ("User is originally from Accra.", "home", True),
+])
+def test_cue_words_name_a_memorys_topics_without_false_friends(text: str, topic: str, expected: bool) -> None:
+    topics = {t.name: t for t in load_topics()}
+    assert topics[topic].cued_by(words_of(text)) is expected
+
+
+def test_a_memory_no_cue_names_still_gets_its_nearest_topic(runtime) -> None:
+    index = topic_index(runtime.embedder)
+    text = "User takes apixaban every evening."  # a drug the lexicon does not list
+    assert not any(topic.cued_by(words_of(text)) for topic in index.topics)
+    assert index.memory_topics(text, embed_one(runtime.embedder, in_user_voice(text))) != []
+
+
 @pytest.mark.parametrize("text, personal", [
     ("what should I make for lunch?", True),
     ("grandpa keeps asking about the match, who won?", True),
     ("suggest a gift for a ten year old", True),
     ("any tips for a long drive tonight?", True),
+    ("a quiet beach worth visiting right now?", True),
     ("why is the ocean salty?", False),
     ("who painted the Sistine Chapel ceiling?", False),
     ("what's the boiling point of water at altitude", False),

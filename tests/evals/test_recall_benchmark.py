@@ -64,6 +64,15 @@ def test_a_set_with_an_unknown_memory_id_is_refused_in_one_line(tmp_path: Path) 
         load_set(path)
 
 
+@pytest.mark.parametrize("name, profiles, needing_none", [("written-a", 12, 20), ("written-b", 12, 24), ("written-c", 14, 28)])
+def test_the_written_recall_sets_load_whole(name: str, profiles: int, needing_none: int) -> None:
+    """The sets under evals/recall_sets are the README's generalisation figures: a broken
+    edit must fail here, not shrink the set silently."""
+    loaded = load_set(Path(recall_bench.__file__).parent / "recall_sets" / f"{name}.yaml")
+    assert len(loaded) == profiles
+    assert sum(not query.relevant for profile in loaded for query in profile.queries) == needing_none
+
+
 def test_a_small_run_loads_through_the_write_path_and_erases_its_users(runtime, tmp_path: Path) -> None:
     path = tmp_path / "set.yaml"
     path.write_text(SET, encoding="utf-8")
