@@ -116,6 +116,10 @@ class Memory(SQLModel, table=True):
         default_factory=list, sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'")),
         description="Retrieval topics (backends/custom/topics.py), set when the memory is stored",
     )
+    topics_lexicon: str = Field(
+        default="", sa_column=Column(Text, nullable=False, server_default=text("''")),
+        description="The fingerprint of the lexicon and rules that set `topics`; another one means relabel",
+    )
     importance: float = 0.5
     evidence: str = Field(sa_column=Column(Text, nullable=False))
     source_message_id: Optional[uuid.UUID] = Field(

@@ -105,7 +105,10 @@ def _create_recall_index(engine: Engine, dimension: int) -> None:
         )
 
 
-ADDED_COLUMNS = ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS topics text[] NOT NULL DEFAULT '{}'",)
+ADDED_COLUMNS = (
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS topics text[] NOT NULL DEFAULT '{}'",
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS topics_lexicon text NOT NULL DEFAULT ''",
+)
 """Columns added after a table first shipped: create_all never alters an existing table."""
 
 

@@ -17,6 +17,7 @@ from backends.custom import forgetting, jobs, memories
 from backends.custom.extraction import MemoryOperation
 from backends.custom.recall import recall, select_notes
 from backends.custom.reconcile import apply_operations
+from backends.custom.retopic import relabel_stale
 from backends.custom.topics import topic_index
 from backends.forget_tool import forget_step
 from backends.services import Services
@@ -35,8 +36,9 @@ class CustomPipelineBackend(MemoryBackend):
         self.runner = ChatTurnRunner(self.name, runtime.store, runtime.history, runtime.chat_model)
 
     def warm_up(self) -> None:
-        """Embed the retrieval topics' asks (about a second with MiniLM), off the first turn."""
-        topic_index(self.runtime.embedder)
+        """Embed the retrieval topics' asks (about a second with MiniLM), off the first turn,
+        and relabel the memories an older lexicon labelled (backends/custom/retopic.py)."""
+        relabel_stale(self.runtime.engine, topic_index(self.runtime.embedder))
 
     # -- a turn ------------------------------------------------------------------
     def prepare_turn(self, context: TurnContext) -> Recall:

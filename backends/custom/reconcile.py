@@ -70,6 +70,7 @@ class Prepared:
     op: MemoryOperation
     vector: np.ndarray | None = None
     topics: list[str] = field(default_factory=list)
+    topics_lexicon: str = ""
 
 
 def prepare(operations: list[MemoryOperation], embedder: Embedder, topics: TopicIndex) -> list[Prepared]:
@@ -83,7 +84,7 @@ def prepare(operations: list[MemoryOperation], embedder: Embedder, topics: Topic
             prepared.append(Prepared(op))
             continue
         vector = next(vectors)
-        prepared.append(Prepared(op, vector, topics.memory_topics(op.content, vector)))
+        prepared.append(Prepared(op, vector, topics.memory_topics(op.content, vector), topics.fingerprint))
     return prepared
 
 
@@ -94,7 +95,8 @@ def _insert(connection: Connection, user_id: str, item: Prepared, lineage_id: uu
     connection.execute(
         insert(Memory).values(
             id=memory_id, user_id=user_id, lineage_id=lineage_id, kind=op.kind, content=op.content.strip(),
-            embedding=item.vector, topics=item.topics, importance=op.importance, evidence=op.evidence,
+            embedding=item.vector, topics=item.topics, topics_lexicon=item.topics_lexicon, importance=op.importance,
+            evidence=op.evidence,
             source_message_id=source_message_id, created_at=now, expires_at=expires_at,
         )
     )

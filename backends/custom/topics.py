@@ -16,6 +16,7 @@ code only reads it.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,10 @@ DESCRIPTION_MATCH = 0.30
 
 NEAREST_TOPIC_FLOOR = 0.10
 """A memory with no topic takes its nearest description's topic if at least this close."""
+
+RULES_VERSION = 2
+"""Bump when the cue-matching code changes (plurals, compounds, endings): with the lexicon's
+bytes and the embedder it makes the fingerprint that says a stored memory's topics are stale."""
 
 QUERY_TOPICS = 3
 """How many of the message's closest topics pull their memories into the candidates."""
@@ -98,8 +103,12 @@ def load_topics(path: Path = LEXICON) -> tuple[Topic, ...]:
 class TopicIndex:
     """The topics with their embedded descriptions and asks, for one embedder."""
 
-    def __init__(self, embedder: Embedder, topics: tuple[Topic, ...]) -> None:
+    def __init__(self, embedder: Embedder, topics: tuple[Topic, ...], lexicon: Path = LEXICON) -> None:
         self.topics = topics
+        self.fingerprint = hashlib.sha256(
+            f"{RULES_VERSION}|{DESCRIPTION_MATCH}|{NEAREST_TOPIC_FLOOR}|{embedder.name}|".encode() + lexicon.read_bytes()
+        ).hexdigest()[:16]
+        """What labelled a memory: stored beside its topics (backends/custom/retopic.py)."""
         self.names = [topic.name for topic in topics]
         self.descriptions = embedder.embed_batch([topic.description for topic in topics])
         asks = [(i, ask) for i, topic in enumerate(topics) for ask in topic.asks]
