@@ -38,6 +38,10 @@ RULES_VERSION = 2
 """Bump when the cue-matching code changes (plurals, compounds, endings): with the lexicon's
 bytes and the embedder it makes the fingerprint that says a stored memory's topics are stale."""
 
+_HEX_AS_LETTERS = str.maketrans("0123456789", "ghijklmnop")
+"""The fingerprint is written in letters only: the secrets tests search every stored byte
+for digit runs (a PIN, a card), and a hex digest would match one by chance."""
+
 QUERY_TOPICS = 3
 """How many of the message's closest topics pull their memories into the candidates."""
 
@@ -105,9 +109,10 @@ class TopicIndex:
 
     def __init__(self, embedder: Embedder, topics: tuple[Topic, ...], lexicon: Path = LEXICON) -> None:
         self.topics = topics
-        self.fingerprint = hashlib.sha256(
+        digest = hashlib.sha256(
             f"{RULES_VERSION}|{DESCRIPTION_MATCH}|{NEAREST_TOPIC_FLOOR}|{embedder.name}|".encode() + lexicon.read_bytes()
         ).hexdigest()[:16]
+        self.fingerprint = digest.translate(_HEX_AS_LETTERS)
         """What labelled a memory: stored beside its topics (backends/custom/retopic.py)."""
         self.names = [topic.name for topic in topics]
         self.descriptions = embedder.embed_batch([topic.description for topic in topics])
