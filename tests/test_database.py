@@ -14,6 +14,12 @@ from db.schema import embedding_dimension, ensure_schema
 from settings import SettingsError
 
 
+def _unit_vectors(seed: int, count: int) -> np.ndarray:
+    """Random unit-length 384-d vectors, the same for a given seed."""
+    vectors = np.random.default_rng(seed).normal(size=(count, 384)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
 def _insert(connection, user_id: str, vector) -> None:
     connection.execute(
         text(
@@ -54,9 +60,7 @@ def test_no_hnsw_index_on_memories(runtime):
 
 def test_recall_query_uses_the_partial_user_index_and_finds_the_nearest(runtime, user_id, make_user):
     other = make_user("other")
-    rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(40, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = _unit_vectors(seed=7, count=40)
     with runtime.engine.begin() as connection:
         for vector in vectors:
             _insert(connection, user_id, vector)
@@ -79,9 +83,7 @@ def test_recall_statement_is_one_index_only_scan_and_exact(runtime, user_id, mak
     """The recall round trip: half-precision ranking inside the covering index, fp32 re-rank,
     the same top-k as numpy, and never a row of another user."""
     other = make_user("other")
-    rng = np.random.default_rng(11)
-    vectors = rng.normal(size=(120, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = _unit_vectors(seed=11, count=120)
     with runtime.engine.begin() as connection:
         for vector in vectors:
             _insert(connection, user_id, vector)
