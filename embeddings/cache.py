@@ -62,11 +62,7 @@ class CachedEmbedder:
             found[key] = future.result()
         return np.stack([found[key] for key in keys])
 
-    # -- seeding and inspection ---------------------------------------------------------
-    def remember(self, text: str, vector: np.ndarray) -> None:
-        """Store a vector computed elsewhere for this text (same model, same normalisation)."""
-        self._store(text_key(text), np.asarray(vector, dtype=np.float32))
-
+    # -- inspection ---------------------------------------------------------------------
     def cached(self, text: str) -> np.ndarray | None:
         with self._lock:
             vector = self._vectors.get(text_key(text))

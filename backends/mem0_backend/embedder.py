@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from embeddings import Embedder
+from embeddings import Embedder, embed_one
 
 
 class LabEmbedding:
@@ -49,7 +49,7 @@ class LabEmbedding:
         pair = getattr(self._given, "pair", None)
         if pair is not None and pair[0].strip() == text.strip():  # Mem0 strips the query before embedding it
             return pair[1].tolist()
-        return self.embedder.embed_batch([text])[0].tolist()
+        return embed_one(self.embedder, text).tolist()
 
     def embed_batch(self, texts: list[str], memory_action: str = "add") -> list[list[float]]:
         if not texts:
