@@ -31,7 +31,7 @@ _LIVE = f"user_id = :user_id AND {LIVE_MEMORY_PREDICATE} AND (expires_at IS NULL
 
 RERANK_POOL = 50
 """How many half-precision neighbours are re-ranked on the fp32 vectors. halfvec rounding
-moves a neighbour a few ranks at most, so the fp32 top-30 of the half-precision top-100
+moves a neighbour a few ranks at most, so the fp32 top-30 of the half-precision top-50
 is the exact top-30 (checked against numpy by benchmarks/recall_latency.py)."""
 
 RECALL_SQL = f"""
